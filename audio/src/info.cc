@@ -1,0 +1,59 @@
+#include "loom/audio/info.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <vector>
+
+#include "loom/codec/error.h"
+#include "loom/codec/media_probe.h"
+#include "loom/codec/sniff.h"
+
+namespace loom::audio {
+namespace {
+
+std::string encoding_of(const std::string& codec) {
+  auto starts = [&](const char* prefix) { return codec.rfind(prefix, 0) == 0; };
+  if (starts("pcm_s")) return "PCM_S";
+  if (starts("pcm_u")) return "PCM_U";
+  if (starts("pcm_f")) return "PCM_F";
+  if (codec == "pcm_mulaw") return "ULAW";
+  if (codec == "pcm_alaw") return "ALAW";
+  if (starts("adpcm")) return "ADPCM";
+  std::string upper = codec;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  return upper;
+}
+
+std::string sniffed_format(const std::filesystem::path& path) {
+  std::vector<uint8_t> head(512);
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return std::string(format_name(sniff_format(head)));
+}
+
+}  // namespace
+
+AudioInfo info(const std::filesystem::path& path, const Limits& limits) {
+  const ContainerInfo container = probe_container(path, limits);
+  const StreamInfo* s = container.first("audio");
+  if (s == nullptr) throw Error(ErrorCode::kInvalidInput, path.string(), "holds no audio stream");
+  AudioInfo a;
+  a.format = sniffed_format(path);
+  if (a.format == "unknown") a.format = container.demuxer;
+  a.codec = s->codec;
+  a.encoding = encoding_of(s->codec);
+  a.stream_index = s->index;
+  a.sample_rate = s->sample_rate;
+  a.channels = s->channels;
+  a.num_frames = s->num_samples;
+  a.duration_seconds = s->duration_seconds >= 0 ? s->duration_seconds : container.duration_seconds;
+  if (a.num_frames == 0 && a.duration_seconds > 0) {
+    a.num_frames = static_cast<int64_t>(a.duration_seconds * a.sample_rate + 0.5);
+  }
+  a.bits_per_sample = s->bits_per_sample;
+  return a;
+}
+
+}  // namespace loom::audio

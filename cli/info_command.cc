@@ -1,0 +1,124 @@
+// `loom info FILE...`: one JSON object per line describing each file.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "commands.h"
+#include "loom/audio/info.h"
+#include "loom/codec/error.h"
+#include "loom/codec/media_probe.h"
+#include "loom/codec/sniff.h"
+#include "loom/loader/file_list.h"
+#include "loom/video/metadata.h"
+#include "loom/vision/image.h"
+
+namespace loom::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json describe_image(const ByteSource& src, Format format) {
+  ordered_json j;
+  j["kind"] = "image";
+  j["format"] = format_name(format);
+  if (format != Format::kJpeg && format != Format::kPng) return j;  // not decodable yet: kind and format only
+  const vision::ImageInfo info = vision::read_image_info(src);
+  j["width"] = info.width;
+  j["height"] = info.height;
+  j["channels"] = info.channels;
+  j["bit_depth"] = info.bit_depth;
+  j["orientation"] = info.orientation;
+  j["progressive"] = info.progressive;
+  return j;
+}
+
+ordered_json describe_audio(const std::filesystem::path& path) {
+  const audio::AudioInfo a = audio::info(path);
+  ordered_json j;
+  j["kind"] = "audio";
+  j["format"] = a.format;
+  j["codec"] = a.codec;
+  j["encoding"] = a.encoding;
+  j["sample_rate"] = a.sample_rate;
+  j["channels"] = a.channels;
+  j["num_frames"] = a.num_frames;
+  j["duration"] = a.duration_seconds;
+  j["bits_per_sample"] = a.bits_per_sample;
+  return j;
+}
+
+ordered_json describe_video(const std::filesystem::path& path, Format format) {
+  const video::VideoMetadata m = video::read_metadata(path);
+  ordered_json j;
+  j["kind"] = "video";
+  j["format"] = format_name(format);
+  j["codec"] = m.codec;
+  j["width"] = m.width;
+  j["height"] = m.height;
+  j["pixel_format"] = m.pixel_format;
+  j["fps"] = m.average_fps;
+  j["num_frames"] = m.num_frames_from_header;
+  j["duration"] = m.duration_seconds;
+  j["audio_streams"] = m.num_audio_streams;
+  return j;
+}
+
+ordered_json describe(const std::filesystem::path& path) {
+  const ByteSource src = ByteSource::from_file(path);
+  if (src.size() == 0) throw Error(ErrorCode::kInvalidInput, path.string(), "empty file");
+  const Format format = sniff_format(src.bytes());
+  switch (media_kind(format)) {
+    case MediaKind::kImage: return describe_image(src, format);
+    case MediaKind::kAudio: return describe_audio(path);
+    case MediaKind::kVideo: return describe_video(path, format);
+    case MediaKind::kContainer: {
+      // mp4, mkv, ogg, ts: video when a real video track is present, else audio.
+      const ContainerInfo c = probe_container(path);
+      return c.first("video") ? describe_video(path, format) : describe_audio(path);
+    }
+    case MediaKind::kUnknown: break;
+  }
+  throw Error(ErrorCode::kInvalidInput, path.string(), "unknown format (not an image, audio or video file)");
+}
+
+}  // namespace
+
+std::function<int()> add_info_command(CLI::App& app) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand("info", "Print one JSON object per line for each file (folders: every file below)");
+  cmd->add_option("FILE", *paths, "Files or folders")->required();
+  return [paths] {
+    int status = 0;
+    for (const std::string& input : *paths) {
+      std::vector<loader::FileEntry> files;
+      try {
+        files = loader::scan_files(input);
+      } catch (const Error& e) {
+        std::cout << ordered_json{{"path", input}, {"error", e.message()}}.dump() << '\n';
+        status = 1;
+        continue;
+      }
+      for (const loader::FileEntry& f : files) {
+        ordered_json line{{"path", f.path.string()}};
+        try {
+          line.update(describe(f.path));
+        } catch (const Error& e) {
+          line["error"] = e.message();
+          status = 1;
+        } catch (const std::exception& e) {
+          line["error"] = e.what();
+          status = 1;
+        }
+        std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      }
+    }
+    return status;
+  };
+}
+
+}  // namespace loom::cli

@@ -1,0 +1,16 @@
+# Third-party dependencies, all from Debian 12 packages (setup.sh installs them).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(FFMPEG REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil libswscale libswresample)
+pkg_check_modules(PNG REQUIRED IMPORTED_TARGET libpng16)
+pkg_check_modules(JPEG REQUIRED IMPORTED_TARGET libjpeg)
+pkg_check_modules(HWY REQUIRED IMPORTED_TARGET libhwy)
+find_package(TBB REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(CLI11 CONFIG QUIET)
+if(NOT TARGET CLI11::CLI11)
+  # Debian's libcli11-dev is header-only and ships a pkg-config file.
+  pkg_check_modules(CLI11 REQUIRED IMPORTED_TARGET CLI11)
+  add_library(CLI11::CLI11 ALIAS PkgConfig::CLI11)
+endif()
+find_path(DLPACK_INCLUDE_DIR dlpack/dlpack.h REQUIRED)

@@ -1,0 +1,46 @@
+// Byte sources: the encoded bytes of one input (a file, or a buffer in memory) and its name.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "loom/codec/limits.h"
+
+namespace loom {
+
+// An immutable byte range plus the name used in error messages. Copies share the bytes.
+// Thread safety: const methods may be called from any thread.
+class ByteSource {
+ public:
+  // Reads a regular file: memory-mapped when large, read into memory when small. Throws Error(kIo)
+  // when it cannot be opened or read (missing, a folder, no permission) and Error(kLimitExceeded) when
+  // it is larger than limits.max_bytes. An empty file gives an empty source.
+  static ByteSource from_file(const std::filesystem::path& path, const Limits& limits = {});
+  // Borrows `bytes`: the caller keeps them alive and unchanged while any copy of the source exists.
+  static ByteSource from_memory(std::span<const uint8_t> bytes, std::string name = "<memory>");
+  // Takes ownership of `bytes`.
+  static ByteSource from_vector(std::vector<uint8_t> bytes, std::string name = "<memory>");
+
+  const uint8_t* data() const { return bytes_.data(); }
+  size_t size() const { return bytes_.size(); }
+  std::span<const uint8_t> bytes() const { return bytes_; }
+  // The path (for files) or the name given (for memory), for messages.
+  const std::string& name() const { return name_; }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  std::span<const uint8_t> bytes_;
+  std::string name_;
+};
+
+// Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, then rename over
+// `path`. On any error the temporary file is removed and `path` is untouched; throws Error(kIo).
+// With overwrite == false an existing `path` (including a symlink, which is never followed) is an
+// Error(kIo) and nothing is written.
+void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool overwrite = true);
+
+}  // namespace loom

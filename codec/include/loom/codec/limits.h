@@ -1,0 +1,37 @@
+// Resource limits applied by every decoder before it allocates.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace loom {
+
+struct Limits {
+  // Largest image (width * height, 64-bit arithmetic) a decoder accepts; checked from the header before
+  // any pixel is allocated. The default is Pillow's decompression-bomb error threshold
+  // (2 * 1024^3 / 4 / 3 = 178,956,970 pixels). 0 disables the check.
+  uint64_t max_pixels = 178'956'970;
+  // Largest input (file or buffer) a reader accepts, and largest decoded output in bytes. 0 disables.
+  uint64_t max_bytes = uint64_t{4} << 30;
+  // Progressive JPEG: more scans than this is an error (guards against scan floods; libjpeg-turbo's own
+  // TurboJPEG limit is 500).
+  int max_jpeg_scans = 500;
+  // PNG: ancillary chunks kept in memory before the rest are dropped, and the largest chunk libpng
+  // may allocate (also bounds zTXt/iCCP decompression).
+  uint32_t max_png_chunks = 1000;
+  uint64_t max_png_chunk_bytes = uint64_t{8} << 20;
+  // FFmpeg probing: bytes read to detect the format, seconds of media analysed to find stream
+  // parameters, most streams accepted, and a wall-clock deadline on every blocking FFmpeg call.
+  int64_t probe_bytes = 5'000'000;
+  double analyze_seconds = 5.0;
+  int max_streams = 64;
+  double deadline_seconds = 30.0;
+};
+
+// Throws Error(kLimitExceeded) naming `input` when width * height exceeds limits.max_pixels or the
+// decoded size (pixels * channels * bytes_per_sample) exceeds limits.max_bytes, and Error(kInvalidInput)
+// when a dimension is zero or negative.
+void check_image_size(const Limits& limits, std::string_view input, int64_t width, int64_t height,
+                      int64_t channels, int64_t bytes_per_sample);
+
+}  // namespace loom

@@ -1,0 +1,52 @@
+// Container probing through FFmpeg (libavformat): what streams a media file holds.
+//
+// Only local files are opened: FFmpeg's protocol whitelist is "file" and its format whitelist names the
+// local media demuxers (no playlists, concat lists, image sequences or network protocols). Every
+// blocking call runs under Limits::deadline_seconds.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "loom/codec/limits.h"
+
+namespace loom {
+
+struct StreamInfo {
+  int index = 0;
+  std::string type;   // "video", "audio", "subtitle", "data", "attachment" or "unknown"
+  std::string codec;  // FFmpeg codec name: "h264", "aac", "mp3", "pcm_s16le", ...
+  double duration_seconds = -1;  // from the stream header; -1 when unknown
+  int64_t bit_rate = 0;          // bits per second; 0 when unknown
+  // video
+  int width = 0, height = 0;
+  std::string pixel_format;  // "yuv420p", ...; empty when unknown
+  double average_fps = 0;    // 0 when unknown
+  int64_t num_frames = 0;    // frame count from the header; 0 when the header does not say
+  bool attached_picture = false;  // cover art, not a video track
+  // audio
+  int sample_rate = 0;
+  int channels = 0;
+  std::string sample_format;  // "s16", "fltp", ...
+  int bits_per_sample = 0;    // of the coded samples where the codec has a fixed width; 0 otherwise
+  int64_t num_samples = 0;    // samples per channel from the header; 0 when unknown
+};
+
+struct ContainerInfo {
+  std::string demuxer;  // FFmpeg demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  double duration_seconds = -1;  // -1 when unknown
+  int64_t bit_rate = 0;
+  std::vector<StreamInfo> streams;
+
+  // The first stream of the type that is not an attached picture; nullptr when there is none.
+  const StreamInfo* first(const std::string& type) const;
+};
+
+// Opens `path` with libavformat and reads stream parameters. Throws Error(kIo) when the file cannot be
+// opened, Error(kInvalidInput) when FFmpeg finds no known format or no streams, Error(kUnsupported) for
+// formats outside the whitelist, and Error(kLimitExceeded) past the deadline or stream limit.
+ContainerInfo probe_container(const std::filesystem::path& path, const Limits& limits = {});
+
+}  // namespace loom

@@ -1,0 +1,75 @@
+#include "ffmpeg_handles.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+
+namespace loom::ffmpeg {
+namespace {
+
+// Demuxers for local media files. Anything that can name other files or URLs (hls, dash, concat,
+// image2 sequences, sdp, rtsp, ...) is absent on purpose.
+constexpr const char* kFormatWhitelist =
+    "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,mpeg,mpegvideo,ogg,wav,w64,aiff,flac,mp3,aac,au,caf,"
+    "ivf,h264,hevc,m4v,flv,asf,nut,amr,ac3,eac3,dts,truehd,wv,ape,tta,voc,mxf,gif,webp_pipe,apng";
+
+int interrupt_callback(void* opaque) { return static_cast<Deadline*>(opaque)->expired() ? 1 : 0; }
+
+}  // namespace
+
+std::string error_string(int errnum) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(errnum, buf, sizeof(buf));
+  return buf;
+}
+
+void throw_error(int errnum, const std::string& input, const std::string& what) {
+  ErrorCode code = ErrorCode::kInvalidInput;
+  if (errnum == AVERROR_EXIT) {
+    throw Error(ErrorCode::kLimitExceeded, input, what + ": deadline exceeded");
+  }
+  if (errnum == AVERROR(ENOENT) || errnum == AVERROR(EACCES) || errnum == AVERROR(EISDIR) || errnum == AVERROR(EIO)) {
+    code = ErrorCode::kIo;
+  } else if (errnum == AVERROR_PROTOCOL_NOT_FOUND || errnum == AVERROR_DECODER_NOT_FOUND ||
+             errnum == AVERROR_DEMUXER_NOT_FOUND || errnum == AVERROR_PATCHWELCOME) {
+    code = ErrorCode::kUnsupported;
+  } else if (errnum == AVERROR(ENOMEM)) {
+    code = ErrorCode::kLimitExceeded;
+  }
+  throw Error(code, input, fmt::format("{}: {}", what, error_string(errnum)));
+}
+
+UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline) {
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
+
+  AVFormatContext* raw = avformat_alloc_context();
+  if (raw == nullptr) throw std::bad_alloc();
+  raw->interrupt_callback = {interrupt_callback, &deadline};
+  raw->max_streams = limits.max_streams;
+  AVDictionary* opts = nullptr;
+  av_dict_set(&opts, "protocol_whitelist", "file", 0);
+  av_dict_set(&opts, "format_whitelist", kFormatWhitelist, 0);
+  av_dict_set_int(&opts, "probesize", limits.probe_bytes, 0);
+  av_dict_set_int(&opts, "analyzeduration", static_cast<int64_t>(limits.analyze_seconds * AV_TIME_BASE), 0);
+  std::unique_ptr<AVDictionary, DictionaryDeleter> owned_opts(opts);
+  // "file:" keeps a path with a colon from being read as a protocol name.
+  const std::string url = "file:" + path;
+  AVDictionary* o = owned_opts.release();
+  // avformat_open_input frees `raw` itself on failure.
+  const int ret = avformat_open_input(&raw, url.c_str(), nullptr, &o);
+  owned_opts.reset(o);
+  if (ret == AVERROR_INVALIDDATA) throw Error(ErrorCode::kInvalidInput, path, "not a media file FFmpeg can read");
+  if (ret == AVERROR(EINVAL) && raw == nullptr) {
+    // Format found but rejected by the whitelist.
+    throw Error(ErrorCode::kUnsupported, path, "container format is not allowed (only local media files are)");
+  }
+  if (ret < 0) throw_error(ret, path, "cannot open");
+  UniqueFormatContext ctx(raw);
+  const int info = avformat_find_stream_info(ctx.get(), nullptr);
+  if (info < 0) throw_error(info, path, "cannot read stream information");
+  if (ctx->nb_streams == 0) throw Error(ErrorCode::kInvalidInput, path, "holds no streams");
+  return ctx;
+}
+
+}  // namespace loom::ffmpeg

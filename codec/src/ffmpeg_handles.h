@@ -1,0 +1,44 @@
+// RAII owners for FFmpeg objects and the one place where FFmpeg error codes become loom::Error
+// (private to loom; never included by a public header).
+#pragma once
+
+extern "C" {
+#include <libavformat/avformat.h>
+#include <libavutil/error.h>
+}
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "loom/codec/error.h"
+#include "loom/codec/limits.h"
+
+namespace loom::ffmpeg {
+
+struct FormatContextDeleter {
+  void operator()(AVFormatContext* ctx) const { avformat_close_input(&ctx); }
+};
+using UniqueFormatContext = std::unique_ptr<AVFormatContext, FormatContextDeleter>;
+
+struct DictionaryDeleter {
+  void operator()(AVDictionary* dict) const { av_dict_free(&dict); }
+};
+
+// FFmpeg's message for an AVERROR code.
+std::string error_string(int errnum);
+
+// Throws the loom::Error for a failed FFmpeg call `what` on `input`.
+[[noreturn]] void throw_error(int errnum, const std::string& input, const std::string& what);
+
+// Deadline checked by FFmpeg's interrupt callback; must outlive the context it is attached to.
+struct Deadline {
+  std::chrono::steady_clock::time_point until;
+  bool expired() const { return std::chrono::steady_clock::now() > until; }
+};
+
+// Opens a local media file with loom's whitelists, limits and `deadline` (attached as the interrupt
+// callback), then reads stream information. Quietens FFmpeg's logging once per process.
+UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline);
+
+}  // namespace loom::ffmpeg

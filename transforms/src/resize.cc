@@ -1,0 +1,227 @@
+// Separable resize, scalar reference (Pillow's Resample.c algorithm re-derived: per output index a
+// window [xmin, xmin + n) of input indices with normalized filter weights).
+#include "loom/transforms/resize.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "loom/codec/error.h"
+
+namespace loom::transforms {
+namespace {
+
+constexpr int kPrecisionBits = 32 - 8 - 2;  // fixed-point fraction bits of the uint8 path (Pillow's)
+
+double filter_value(Interpolation interp, double x) {
+  if (interp == Interpolation::kBox) return x > -0.5 && x <= 0.5 ? 1.0 : 0.0;  // Pillow's half-open box
+  x = std::fabs(x);
+  switch (interp) {
+    case Interpolation::kBilinear: return x < 1.0 ? 1.0 - x : 0.0;
+    case Interpolation::kBicubic: {
+      constexpr double a = -0.5;
+      if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+      if (x < 2.0) return (((x - 5.0) * x + 8.0) * x - 4.0) * a;
+      return 0.0;
+    }
+    default: return 0.0;
+  }
+  return 0.0;
+}
+
+double filter_support(Interpolation interp) {
+  switch (interp) {
+    case Interpolation::kBilinear: return 1.0;
+    case Interpolation::kBicubic: return 2.0;
+    default: return 0.5;
+  }
+}
+
+// Weights of one axis: output i reads inputs [start[i], start[i] + count[i]) with weights
+// w[i * taps + k]; the weights of one output sum to 1.
+struct Coefficients {
+  int taps = 0;
+  std::vector<int> start, count;
+  std::vector<double> w;
+  std::vector<int32_t> fixed;  // w in kPrecisionBits fixed point, rounded half away from zero
+};
+
+Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias) {
+  Coefficients c;
+  const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
+  const double filter_scale = antialias ? std::max(scale, 1.0) : 1.0;
+  const double support = filter_support(interp) * filter_scale;
+  c.taps = static_cast<int>(std::ceil(support)) * 2 + 1;
+  c.start.resize(out_size);
+  c.count.resize(out_size);
+  c.w.assign(static_cast<size_t>(out_size) * c.taps, 0.0);
+  c.fixed.assign(c.w.size(), 0);
+  for (int64_t i = 0; i < out_size; ++i) {
+    const double center = (static_cast<double>(i) + 0.5) * scale;
+    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in_size);
+    const int n = static_cast<int>(std::min<int64_t>(hi - lo, c.taps));
+    double* w = &c.w[i * c.taps];
+    double total = 0.0;
+    for (int k = 0; k < n; ++k) {
+      w[k] = filter_value(interp, (static_cast<double>(k + lo) - center + 0.5) / filter_scale);
+      total += w[k];
+    }
+    for (int k = 0; k < n; ++k) {
+      if (total != 0.0) w[k] /= total;
+      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(w[k] * (1 << kPrecisionBits)));
+    }
+    c.start[i] = static_cast<int>(lo);
+    c.count[i] = n;
+  }
+  return c;
+}
+
+// Nearest: one tap of weight 1 at floor(i * scale).
+Coefficients make_nearest(int64_t in_size, int64_t out_size) {
+  Coefficients c;
+  c.taps = 1;
+  c.start.resize(out_size);
+  c.count.assign(out_size, 1);
+  c.w.assign(out_size, 1.0);
+  c.fixed.assign(out_size, 1 << kPrecisionBits);
+  const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
+  for (int64_t i = 0; i < out_size; ++i) {
+    c.start[i] = static_cast<int>(std::min<int64_t>(static_cast<int64_t>(std::floor(i * scale)), in_size - 1));
+  }
+  return c;
+}
+
+inline uint8_t clip8(int32_t acc) {
+  return static_cast<uint8_t>(std::clamp(acc >> kPrecisionBits, 0, 255));
+}
+
+// Horizontal pass over `rows` rows of C interleaved channels: out[y][i] = sum_t in[y][start[i] + t] * w.
+template <int C, typename T>
+void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, const Coefficients& c) {
+  for (int64_t y = 0; y < rows; ++y) {
+    const T* in = src + y * in_w * C;
+    T* out = dst + y * out_w * C;
+    for (int64_t i = 0; i < out_w; ++i) {
+      const T* window = in + static_cast<int64_t>(c.start[i]) * C;
+      const int n = c.count[i];
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        const int32_t* k = &c.fixed[i * c.taps];
+        int32_t acc[C];
+        for (int ch = 0; ch < C; ++ch) acc[ch] = 1 << (kPrecisionBits - 1);
+        for (int t = 0; t < n; ++t)
+          for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
+        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = clip8(acc[ch]);
+      } else {
+        const double* k = &c.w[i * c.taps];
+        double acc[C] = {};
+        for (int t = 0; t < n; ++t)
+          for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
+        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = static_cast<T>(acc[ch]);
+      }
+    }
+  }
+}
+
+// Vertical pass, row by row so that every access is sequential: output row i is the weighted sum of
+// input rows start[i] .. start[i] + count[i] - 1, each `len` samples long.
+template <typename T>
+void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) {
+  using Acc = std::conditional_t<std::is_same_v<T, uint8_t>, int32_t, double>;
+  std::vector<Acc> acc(len);
+  for (size_t i = 0; i < c.start.size(); ++i) {
+    std::fill(acc.begin(), acc.end(), std::is_same_v<T, uint8_t> ? Acc(1 << (kPrecisionBits - 1)) : Acc(0));
+    for (int t = 0; t < c.count[i]; ++t) {
+      const T* row = src + (static_cast<int64_t>(c.start[i]) + t) * len;
+      const Acc k = std::is_same_v<T, uint8_t> ? Acc(c.fixed[i * c.taps + t]) : Acc(c.w[i * c.taps + t]);
+      for (int64_t x = 0; x < len; ++x) acc[x] += row[x] * k;
+    }
+    T* out = dst + static_cast<int64_t>(i) * len;
+    for (int64_t x = 0; x < len; ++x) {
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        out[x] = clip8(acc[x]);
+      } else {
+        out[x] = static_cast<T>(acc[x]);
+      }
+    }
+  }
+}
+
+// Resizes a contiguous H x W x C (channels interleaved) image.
+template <typename T>
+void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_t out_h, int64_t out_w, int channels,
+                        const ResizeOptions& opt) {
+  auto coeffs = [&](int64_t in, int64_t out) {
+    return opt.interpolation == Interpolation::kNearest ? make_nearest(in, out)
+                                                        : make_coefficients(in, out, opt.interpolation, opt.antialias);
+  };
+  const Coefficients horizontal = coeffs(in_w, out_w);
+  Coefficients vertical = coeffs(in_h, out_h);
+  // Horizontal first, on only the rows the vertical pass will read (as Pillow).
+  const int64_t row_lo = vertical.start.front();
+  const int64_t row_hi = vertical.start.back() + vertical.count.back();
+  std::vector<T> tmp(static_cast<size_t>(row_hi - row_lo) * out_w * channels);
+  const T* rows = src + row_lo * in_w * channels;
+  switch (channels) {
+    case 1: resample_rows<1>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
+    case 2: resample_rows<2>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
+    case 3: resample_rows<3>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
+    default: resample_rows<4>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
+  }
+  for (int& s : vertical.start) s -= static_cast<int>(row_lo);
+  resample_columns(tmp.data(), dst, out_w * channels, vertical);
+}
+
+template <typename T>
+Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
+  const bool hwc = opt.layout == vision::Layout::kHWC;
+  const Tensor src = image.contiguous();
+  const int64_t channels = image.size(hwc ? 2 : 0);
+  const int64_t in_h = image.size(hwc ? 0 : 1), in_w = image.size(hwc ? 1 : 2);
+  Tensor out = hwc ? Tensor::empty({size.height, size.width, channels}, image.dtype())
+                   : Tensor::empty({channels, size.height, size.width}, image.dtype());
+  const T* in = src.data<T>();
+  T* dst = out.data<T>();
+  if (hwc || channels == 1) {
+    resize_interleaved(in, in_h, in_w, dst, size.height, size.width, static_cast<int>(channels), opt);
+  } else {
+    for (int64_t c = 0; c < channels; ++c) {
+      resize_interleaved(in + c * in_h * in_w, in_h, in_w, dst + c * size.height * size.width, size.height, size.width,
+                         1, opt);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Size size_for_shorter_side(Size in, int64_t shorter) {
+  if (in.height <= 0 || in.width <= 0 || shorter <= 0) {
+    throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("cannot fit {}x{} to a shorter side of {}", in.width, in.height, shorter));
+  }
+  if (in.width <= in.height) {
+    return {std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(shorter) * in.height / in.width)), shorter};
+  }
+  return {shorter, std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(shorter) * in.width / in.height))};
+}
+
+Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
+  if (image.ndim() != 3) throw Error(ErrorCode::kInvalidInput, "resize", "expects a 3-D CHW or HWC image");
+  const int64_t channels = image.size(opt.layout == vision::Layout::kHWC ? 2 : 0);
+  if (channels < 1 || channels > 4) {
+    throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("expects 1 to 4 channels, got {}", channels));
+  }
+  if (size.height <= 0 || size.width <= 0 || image.numel() == 0) {
+    throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("cannot resize to {}x{}", size.width, size.height));
+  }
+  switch (image.dtype()) {
+    case DType::kUInt8: return resize_typed<uint8_t>(image, size, opt);
+    case DType::kFloat32: return resize_typed<float>(image, size, opt);
+    default:
+      throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("expects uint8 or float32, got {}", to_string(image.dtype())));
+  }
+}
+
+}  // namespace loom::transforms

@@ -1,0 +1,110 @@
+// Image decode and encode: JPEG (libjpeg-turbo) and PNG (libpng).
+//
+// Layout: decoded images are uint8 (or uint16 for 16-bit PNG) tensors of shape C x H x W (CHW, the
+// default, as torchvision) or H x W x C (HWC), contiguous. Encoders accept either layout, and also a
+// 2-D H x W tensor for one channel, with any strides.
+// Errors: every function throws loom::Error naming the input (the path, or ByteSource::name()) for bad,
+// unsupported or oversized input; nothing is returned half-decoded and no output file is left behind.
+// Thread safety: all functions are reentrant; distinct calls may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "loom/codec/byte_source.h"
+#include "loom/codec/limits.h"
+#include "loom/codec/sniff.h"
+#include "loom/codec/tensor.h"
+
+namespace loom::vision {
+
+// Which channels to decode to, as torchvision.io.ImageReadMode.
+enum class ImageReadMode {
+  kUnchanged,  // the file's own channels: gray 1, gray+alpha 2, color 3, color+alpha 4. PNG palettes
+               // expand to RGB, or RGBA when they carry transparency; CMYK JPEGs convert to RGB.
+  kGray,       // 1 channel
+  kGrayAlpha,  // 2 channels; alpha is opaque when the file has none
+  kRGB,        // 3 channels; alpha and transparency are dropped (not composited)
+  kRGBAlpha,   // 4 channels; alpha is opaque when the file has none
+};
+
+enum class Layout { kCHW, kHWC };
+
+struct Rect {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+
+struct DecodeOptions {
+  ImageReadMode mode = ImageReadMode::kUnchanged;
+  Layout layout = Layout::kCHW;
+  // Rotate/flip the pixels as the EXIF Orientation tag says (JPEG APP1, PNG eXIf before IDAT) so that
+  // the image is upright. Off by default, as in torchvision.
+  bool apply_exif_orientation = false;
+  // 16-bit PNG decodes to uint16 unless this is set; then each sample keeps its high byte (as Pillow).
+  bool to_uint8 = false;
+  // Size hint for JPEG DCT-domain scaling: when either is > 0, the JPEG decoder picks the smallest
+  // libjpeg-turbo scale M/8 (M = 1..8) whose output is at least min_width x min_height, so a caller
+  // that resizes afterwards decodes far fewer pixels. PNG ignores the hint (full size).
+  int min_width = 0;
+  int min_height = 0;
+  // Decode only this region, in the coordinates of the (scaled) stored image before any EXIF
+  // orientation; it is clipped to the image and must not be empty after clipping. JPEG skips the rows
+  // above and decodes only the iMCU columns it needs; PNG decodes rows up to the region's end.
+  std::optional<Rect> crop;
+  Limits limits;
+};
+
+struct ImageInfo {
+  Format format = Format::kUnknown;
+  int width = 0, height = 0;  // as stored, before EXIF orientation
+  int channels = 0;           // what ImageReadMode::kUnchanged decodes to
+  int bit_depth = 0;          // bits per sample in the file (1, 2, 4, 8, 12 or 16)
+  int orientation = 1;        // EXIF orientation 1..8 (1 = upright or no tag)
+  bool progressive = false;   // progressive JPEG or interlaced PNG
+};
+
+// Reads only the header (and EXIF); throws like decode_image.
+ImageInfo read_image_info(const ByteSource& source, const Limits& limits = {});
+
+// Decodes a JPEG or PNG, sniffed from its bytes (never its name). Other image formats throw
+// Error(kUnsupported); bytes of no known format throw Error(kInvalidInput).
+Tensor decode_image(const ByteSource& source, const DecodeOptions& options = {});
+Tensor decode_jpeg(const ByteSource& source, const DecodeOptions& options = {});
+Tensor decode_png(const ByteSource& source, const DecodeOptions& options = {});
+// ByteSource::from_file(path) then decode_image.
+Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options = {});
+
+enum class ChromaSubsampling { k444, k422, k420 };
+
+struct JpegEncodeOptions {
+  int quality = 75;  // 1..100, libjpeg's scale (as Pillow and torchvision)
+  ChromaSubsampling subsampling = ChromaSubsampling::k420;
+  bool progressive = false;
+  bool optimize = false;  // optimal Huffman tables (progressive files always have them)
+  Layout layout = Layout::kCHW;
+};
+
+struct PngEncodeOptions {
+  int compression_level = 6;  // zlib level 0..9
+  Layout layout = Layout::kCHW;
+};
+
+// JPEG: uint8 with 1 (gray) or 3 (RGB) channels. PNG: uint8 or uint16 with 1 to 4 channels.
+// Throws Error(kInvalidInput) for other shapes, dtypes or option values.
+std::vector<uint8_t> encode_jpeg(const Tensor& image, const JpegEncodeOptions& options = {});
+std::vector<uint8_t> encode_png(const Tensor& image, const PngEncodeOptions& options = {});
+
+struct WriteOptions {
+  JpegEncodeOptions jpeg;
+  PngEncodeOptions png;
+  bool overwrite = true;  // false: an existing file is an Error(kIo) and is left alone
+};
+
+// Encodes by the extension of `path` (.jpg/.jpeg or .png; anything else is Error(kUnsupported)) and
+// writes atomically (temporary file in the same folder, then rename). `layout` is taken from the
+// options of the chosen format.
+void write_image(const Tensor& image, const std::filesystem::path& path, const WriteOptions& options = {});
+
+}  // namespace loom::vision
