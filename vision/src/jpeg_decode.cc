@@ -25,7 +25,11 @@ constexpr int kStripRows = 16;  // rows per jpeg_read_scanlines call
   }
   if (err.truncated) throw Error(ErrorCode::kInvalidInput, src.name(), "truncated JPEG: the data ends before the image");
   const std::string msg = err.message;
-  const bool unsupported = msg.find("Unsupported") != std::string::npos || msg.find("not supported") != std::string::npos;
+  // libjpeg's words for valid files it cannot decode (12-bit, lossless or hierarchical JPEG, odd color
+  // spaces); everything else it reports is damage.
+  const bool unsupported = msg.rfind("Unsupported JPEG data precision", 0) == 0 ||
+                           msg.rfind("Unsupported JPEG process", 0) == 0 ||
+                           msg.rfind("Unsupported color conversion", 0) == 0;
   throw Error(unsupported ? ErrorCode::kUnsupported : ErrorCode::kInvalidInput, src.name(), "JPEG: " + msg);
 }
 
@@ -97,6 +101,8 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
   jpeg_decompress_struct& cinfo = d.cinfo;
   read_header(d, src, opt.limits, opt.apply_exif_orientation);
   check_image_size(opt.limits, src.name(), cinfo.image_width, cinfo.image_height, cinfo.num_components, 1);
+  // Read now: the saved markers are freed when decompression ends.
+  const int orientation = opt.apply_exif_orientation ? orientation_of(cinfo) : 1;
 
   const bool cmyk = is_cmyk(cinfo.jpeg_color_space);
   const int channels = mode_channels(opt.mode, unchanged_channels(cinfo));
@@ -153,7 +159,7 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
 
   // Phase 2: rows. Direct into the output when libjpeg's rows already are the output's rows.
   const RowSink<uint8_t> sink(out, opt.layout, out_h, out_w, channels);
-  const bool direct = sink.interleaved() && decoded_channels == channels && skip_x == 0 &&
+  const bool direct = sink.interleaved() && !cmyk && decoded_channels == channels && skip_x == 0 &&
                       cinfo.output_width == crop_w;
   const size_t decoded_row = static_cast<size_t>(cinfo.output_width) * decoded_channels;
   std::vector<uint8_t> strip(direct ? 0 : decoded_row * kStripRows);
@@ -186,7 +192,7 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
     jpeg_abort_decompress(&cinfo);
   });
   if (!ok) fail(src, d.err);
-  return opt.apply_exif_orientation ? apply_orientation(out, opt.layout, orientation_of(cinfo)) : out;
+  return apply_orientation(out, opt.layout, orientation);
 }
 
 }  // namespace loom::vision

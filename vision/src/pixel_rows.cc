@@ -85,8 +85,9 @@ void cmyk_to_rows(const uint8_t* cmyk, int width, int out_channels, uint8_t* out
     const int nk = cmyk[3];  // 255 - (255 - k)
     uint8_t rgb[3];
     for (int c = 0; c < 3; ++c) rgb[c] = static_cast<uint8_t>(std::clamp(nk - muldiv255(255 - cmyk[c], nk), 0, 255));
-    if (out_channels == 1) {
+    if (out_channels <= 2) {
       *out++ = static_cast<uint8_t>((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >> 16);
+      if (out_channels == 2) *out++ = 255;
       continue;
     }
     *out++ = rgb[0];

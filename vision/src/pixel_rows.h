@@ -62,7 +62,7 @@ class RowSource {
 };
 
 // CMYK as libjpeg returns it for Adobe files (inverted, as Pillow assumes for every CMYK JPEG) to
-// `out_channels` of gray (1), RGB (3) or RGBA (4), with Pillow's integer formulas so that the pixels
+// `out_channels` of gray (1), gray + alpha (2), RGB (3) or RGBA (4), with Pillow's integer formulas so that the pixels
 // equal Image.convert's.
 void cmyk_to_rows(const uint8_t* cmyk, int width, int out_channels, uint8_t* out);
 // Gray to gray + opaque alpha.
