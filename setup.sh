@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# loom set-up: installs the Debian packages that the build, the tests and the parity checks need
+# (skipping those present), configures (Ninja, Release) and builds; then runs what was asked.
+#
+#   ./setup.sh          set up and build
+#   ./setup.sh demo     ... then run the demo (generated media, batch-preprocessed by the CLI)
+#   ./setup.sh test     ... then run the whole test suite
+#
+# Environment: BUILD_DIR (default: build), LOOM_MEDIA_DIR (default: ../shared/media),
+# CMAKE_ARGS (extra configure arguments).
+set -euo pipefail
+cd "$(dirname "$0")"
+BUILD_DIR=${BUILD_DIR:-build}
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config ccache
+  # library dependencies
+  libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
+  libhwy-dev libtbb-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # demo media and reference tools for the parity checks
+  ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
+)
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  local media=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
+  # shellcheck disable=SC2086
+  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLOOM_MEDIA_DIR="$media" ${CMAKE_ARGS:-} >/dev/null
+  cmake --build "$BUILD_DIR"
+}
+
+install_packages
+build
+case "${1:-build}" in
+  build) ;;
+  demo) scripts/demo.sh "$BUILD_DIR" ;;
+  test) ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" ;;
+  *) echo "usage: $0 [build|demo|test]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,37 @@
+# Installs the build tree into a fresh prefix, builds samples/ against it with find_package(loom)
+# and runs each sample. Run by ctest as install.find_package.
+cmake_minimum_required(VERSION 3.25)
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+run(${CMAKE_COMMAND} -G Ninja -S ${SOURCE_DIR}/samples -B ${WORK_DIR}/samples -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/samples)
+
+set(bin ${WORK_DIR}/samples)
+run(${bin}/sample_read_image ${MEDIA_DIR}/images/jpeg/hopper.jpg ${WORK_DIR}/hopper.png)
+if(NOT EXISTS ${WORK_DIR}/hopper.png)
+  message(FATAL_ERROR "sample_read_image wrote nothing")
+endif()
+run(${bin}/sample_resize_image ${MEDIA_DIR}/images/jpeg/flower.jpg ${WORK_DIR}/flower_224.jpg)
+run(${bin}/sample_dlpack_exchange)
+run(${bin}/sample_media_info ${MEDIA_DIR}/video/nasa_13013.mp4)
+# The installed headers must not pull in third-party headers.
+file(GLOB_RECURSE headers ${prefix}/include/loom/*.h)
+foreach(h ${headers})
+  file(STRINGS ${h} includes REGEX "^#include <")
+  foreach(line ${includes})
+    if(NOT line MATCHES "^#include <(c[a-z]+|[a-z_]+)>$")
+      message(FATAL_ERROR "${h} includes a third-party header: ${line}")
+    endif()
+  endforeach()
+endforeach()
