@@ -192,6 +192,41 @@ TEST(Decode, ExifOrientationTurnsTheImageUpright) {
   }
 }
 
+// `png` (as encode_png writes it: IHDR first) with an eXIf chunk holding `orientation` after IHDR.
+std::vector<uint8_t> png_with_exif(const std::vector<uint8_t>& png, int orientation) {
+  const std::vector<uint8_t> jpeg_app1 = test::with_exif_orientation({0xFF, 0xD8}, orientation);
+  const std::vector<uint8_t> tiff(jpeg_app1.begin() + 2 + 4 + 6, jpeg_app1.end());  // skip SOI, marker, "Exif"
+  std::vector<uint8_t> chunk;
+  auto put32 = [&](uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) chunk.push_back(static_cast<uint8_t>(v >> s));
+  };
+  put32(static_cast<uint32_t>(tiff.size()));
+  chunk.insert(chunk.end(), {'e', 'X', 'I', 'f'});
+  chunk.insert(chunk.end(), tiff.begin(), tiff.end());
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 4; i < chunk.size(); ++i) {
+    crc ^= chunk[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  put32(~crc);
+  std::vector<uint8_t> out = png;
+  out.insert(out.begin() + 8 + 25, chunk.begin(), chunk.end());
+  return out;
+}
+
+TEST(Decode, PngExifOrientationIsApplied) {
+  const Tensor base = test::make_image(5, 9, 3);
+  PngEncodeOptions po;
+  po.layout = Layout::kHWC;
+  const std::vector<uint8_t> bytes = png_with_exif(encode_png(base, po), 6);
+  EXPECT_EQ(read_image_info(ByteSource::from_memory(bytes)).orientation, 6);
+  DecodeOptions opt = hwc();
+  EXPECT_TRUE(same_pixels(decode_image(ByteSource::from_memory(bytes), opt), base));
+  opt.apply_exif_orientation = true;
+  const Tensor upright = decode_image(ByteSource::from_memory(bytes), opt);
+  EXPECT_TRUE(same_pixels(upright, base.permute({1, 0, 2}).slice(1, -1, INT64_MIN, -1)));  // 90 degrees clockwise
+}
+
 TEST(Decode, InfoMatchesTheDecode) {
   for (const char* file : {"images/jpeg/hopper.jpg", "images/jpeg/hopper_gray.jpg", "images/png/pil123rgba.png",
                            "images/png/i_trns.png", "images/png/1_trns.png"}) {

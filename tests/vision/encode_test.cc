@@ -95,6 +95,37 @@ TEST(EncodeJpeg, OptionsTakeEffect) {
   EXPECT_FALSE(read_image_info(ByteSource::from_memory(b)).progressive);
 }
 
+// Offsets of the RSTn markers in a JPEG's entropy-coded data.
+std::vector<size_t> restart_markers(const std::vector<uint8_t>& jpeg) {
+  std::vector<size_t> at;
+  for (size_t i = 0; i + 1 < jpeg.size(); ++i)
+    if (jpeg[i] == 0xFF && jpeg[i + 1] >= 0xD0 && jpeg[i + 1] <= 0xD7) at.push_back(i);
+  return at;
+}
+
+TEST(EncodeJpeg, RestartMarkersKeepPixelsAndLetDecodingResynchronise) {
+  const Tensor img = make_image(64, 64, 3);
+  JpegEncodeOptions plain;
+  plain.layout = Layout::kHWC;
+  JpegEncodeOptions restart = plain;
+  restart.restart_interval = 2;
+  const std::vector<uint8_t> a = encode_jpeg(img, plain), b = encode_jpeg(img, restart);
+  EXPECT_TRUE(restart_markers(a).empty());
+  const std::vector<size_t> markers = restart_markers(b);
+  ASSERT_GE(markers.size(), 4u);
+  const Tensor ref = decode_image(ByteSource::from_memory(a), hwc());
+  EXPECT_TRUE(same_pixels(decode_image(ByteSource::from_memory(b), hwc()), ref));
+  // Corrupt the data between two restart markers (the first half of the second MCU row): libjpeg
+  // recovers with a corrupt-data warning, so the image still decodes whole, and the rows decoded before
+  // the damage (all but the last, which upsampling blends with the next MCU row) are untouched.
+  std::vector<uint8_t> damaged = b;
+  for (size_t i = markers[1] + 2; i < markers[2]; ++i) damaged[i] = static_cast<uint8_t>(damaged[i] ^ 0x5A);
+  const Tensor got = decode_image(ByteSource::from_memory(damaged), hwc());
+  ASSERT_EQ(got.numel(), ref.numel());
+  for (int64_t y = 0; y < 15; ++y) EXPECT_TRUE(same_pixels(got.select(0, y), ref.select(0, y))) << "row " << y;
+  EXPECT_FALSE(same_pixels(got, ref));
+}
+
 TEST(EncodeJpeg, RejectsWhatJpegCannotHold) {
   EXPECT_THROW(encode_jpeg(make_image(4, 4, 2), {.layout = Layout::kHWC}), Error);
   EXPECT_THROW(encode_jpeg(make_image(4, 4, 4), {.layout = Layout::kHWC}), Error);

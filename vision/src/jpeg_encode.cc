@@ -14,6 +14,10 @@ std::vector<uint8_t> encode_jpeg(const Tensor& image, const JpegEncodeOptions& o
   if (opt.quality < 1 || opt.quality > 100) {
     throw Error(ErrorCode::kInvalidInput, "encode_jpeg", fmt::format("quality {} is outside 1..100", opt.quality));
   }
+  if (opt.restart_interval < 0 || opt.restart_interval > 65535) {
+    throw Error(ErrorCode::kInvalidInput, "encode_jpeg",
+                fmt::format("restart interval {} is outside 0..65535", opt.restart_interval));
+  }
   RowSource<uint8_t> rows(image, opt.layout);
   if (rows.channels() != 1 && rows.channels() != 3) {
     throw Error(ErrorCode::kInvalidInput, "encode_jpeg", fmt::format("needs 1 or 3 channels, got {}", rows.channels()));
@@ -40,6 +44,7 @@ std::vector<uint8_t> encode_jpeg(const Tensor& image, const JpegEncodeOptions& o
     }
     if (opt.progressive) jpeg_simple_progression(&cinfo);
     cinfo.optimize_coding = opt.optimize ? TRUE : FALSE;
+    cinfo.restart_interval = static_cast<unsigned int>(opt.restart_interval);
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
       // libjpeg does not write through the row pointer.

@@ -83,6 +83,7 @@ struct JpegEncodeOptions {
   ChromaSubsampling subsampling = ChromaSubsampling::k420;
   bool progressive = false;
   bool optimize = false;  // optimal Huffman tables (progressive files always have them)
+  int restart_interval = 0;  // MCUs between restart markers (lets decoders resynchronise); 0: none
   Layout layout = Layout::kCHW;
 };
 
