@@ -97,7 +97,7 @@ TEST(Resize, Uint8FollowsTheFloatPathWithinOne) {
     f.data<float>()[i] = static_cast<float>(u.data<uint8_t>()[i]);
   }
   for (Interpolation interp : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-    for (Size s : {Size{23, 31}, Size{120, 90}}) {
+    for (Size s : {Size{23, 31}, Size{120, 90}, Size{50, 31}, Size{23, 70}}) {  // both, one or the other axis
       const Tensor ru = resize(u, s, hwc(interp)), rf = resize(f, s, hwc(interp));
       for (int64_t i = 0; i < ru.numel(); ++i) {
         const double clamped = std::clamp<double>(rf.data<float>()[i], 0, 255);

@@ -157,21 +157,33 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
     return opt.interpolation == Interpolation::kNearest ? make_nearest(in, out)
                                                         : make_coefficients(in, out, opt.interpolation, opt.antialias);
   };
-  const Coefficients horizontal = coeffs(in_w, out_w);
+  // A pass whose size does not change is skipped (an unchanged axis is an identity with every filter).
+  const bool horizontal_pass = in_w != out_w, vertical_pass = in_h != out_h;
+  const size_t row = static_cast<size_t>(out_w) * channels;
+  if (!horizontal_pass && !vertical_pass) {
+    std::copy(src, src + row * out_h, dst);
+    return;
+  }
   Coefficients vertical = coeffs(in_h, out_h);
   // Horizontal first, on only the rows the vertical pass will read (as Pillow).
-  const int64_t row_lo = vertical.start.front();
-  const int64_t row_hi = vertical.start.back() + vertical.count.back();
-  std::vector<T> tmp(static_cast<size_t>(row_hi - row_lo) * out_w * channels);
+  const int64_t row_lo = vertical_pass ? vertical.start.front() : 0;
+  const int64_t row_hi = vertical_pass ? vertical.start.back() + vertical.count.back() : in_h;
   const T* rows = src + row_lo * in_w * channels;
-  switch (channels) {
-    case 1: resample_rows<1>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
-    case 2: resample_rows<2>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
-    case 3: resample_rows<3>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
-    default: resample_rows<4>(rows, in_w, tmp.data(), out_w, row_hi - row_lo, horizontal); break;
+  std::vector<T> tmp;
+  if (horizontal_pass) {
+    const Coefficients horizontal = coeffs(in_w, out_w);
+    T* out = vertical_pass ? (tmp.resize(row * (row_hi - row_lo)), tmp.data()) : dst;
+    switch (channels) {
+      case 1: resample_rows<1>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+      case 2: resample_rows<2>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+      case 3: resample_rows<3>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+      default: resample_rows<4>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+    }
+    if (!vertical_pass) return;
+    rows = tmp.data();
   }
   for (int& s : vertical.start) s -= static_cast<int>(row_lo);
-  resample_columns(tmp.data(), dst, out_w * channels, vertical);
+  resample_columns(rows, dst, static_cast<int64_t>(row), vertical);
 }
 
 template <typename T>
