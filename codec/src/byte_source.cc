@@ -26,7 +26,8 @@ constexpr size_t kMmapThreshold = size_t{1} << 20;
 }  // namespace
 
 ByteSource ByteSource::from_file(const std::filesystem::path& path, const Limits& limits) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is then refused as not a regular file.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) io_error(path, "cannot open", errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) io_error(path, "cannot stat", errno);

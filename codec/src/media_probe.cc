@@ -34,7 +34,7 @@ StreamInfo describe(const AVStream& st) {
     s.sample_rate = par.sample_rate;
     s.channels = par.ch_layout.nb_channels;
     if (const char* name = av_get_sample_fmt_name(static_cast<AVSampleFormat>(par.format))) s.sample_format = name;
-    s.bits_per_sample = av_get_exact_bits_per_sample(par.codec_id);
+    s.bits_per_sample = av_get_bits_per_sample(par.codec_id);  // 4 for IMA ADPCM, 0 for mp3/aac/...
     if (s.bits_per_sample == 0) s.bits_per_sample = par.bits_per_raw_sample;
     if (st.duration != AV_NOPTS_VALUE && par.sample_rate > 0) {
       s.num_samples = av_rescale_q(st.duration, st.time_base, AVRational{1, par.sample_rate});

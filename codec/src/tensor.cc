@@ -30,11 +30,17 @@ void check_shape(std::span<const int64_t> shape) {
   if (shape.size() > static_cast<size_t>(kMaxDims)) {
     fail(fmt::format("{} dimensions; at most {} are supported", shape.size(), kMaxDims));
   }
+  int64_t elements = 1;
   for (int64_t s : shape) {
     if (s < 0) fail(fmt::format("negative size {}", s));
+    // Byte sizes must fit in 63 bits with 8-byte elements.
+    if (__builtin_mul_overflow(elements, s, &elements) || elements > (INT64_MAX >> 3)) {
+      throw Error(ErrorCode::kLimitExceeded, "tensor", "shape has too many elements to address");
+    }
   }
 }
 
+// Number of elements; shapes are checked (check_shape) so that this cannot overflow.
 int64_t count(std::span<const int64_t> shape) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
@@ -147,12 +153,17 @@ Tensor Tensor::slice(int dim, int64_t start, int64_t stop, int64_t step) const {
   };
   start = clamp(start);
   stop = clamp(stop);
-  const int64_t len = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
-                               : (start > stop ? (start - stop - step - 1) / -step : 0);
+  // Unsigned arithmetic: |step| may be as large as 2^63.
+  const uint64_t magnitude = step > 0 ? static_cast<uint64_t>(step) : uint64_t{0} - static_cast<uint64_t>(step);
+  const uint64_t span = step > 0 ? static_cast<uint64_t>(std::max<int64_t>(stop - start, 0))
+                                 : static_cast<uint64_t>(std::max<int64_t>(start - stop, 0));
+  const int64_t len = span == 0 ? 0 : static_cast<int64_t>((span - 1) / magnitude + 1);
   Tensor t = *this;
   if (len > 0) t.data_ = static_cast<std::byte*>(data_) + start * strides_[d] * static_cast<int64_t>(element_size(dtype_));
   t.shape_[d] = len;
-  t.strides_[d] = strides_[d] * step;
+  // stride * step, as NumPy; with one element or none the stride is never used, so a product that
+  // overflows (|step| near 2^63) keeps the old stride instead.
+  if (__builtin_mul_overflow(strides_[d], step, &t.strides_[d])) t.strides_[d] = strides_[d];
   return t;
 }
 

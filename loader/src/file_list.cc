@@ -50,7 +50,9 @@ std::vector<FileEntry> scan_files(const fs::path& input, const ScanOptions& opt)
     if (!entry.is_regular_file(ec)) continue;
     if (!opt.extensions.empty()) {
       const std::string ext = lower(entry.path().extension().string());
-      if (std::find(opt.extensions.begin(), opt.extensions.end(), ext) == opt.extensions.end()) continue;
+      const bool listed = std::any_of(opt.extensions.begin(), opt.extensions.end(),
+                                      [&](const std::string& e) { return lower(e) == ext; });
+      if (!listed) continue;
     }
     files.push_back({entry.path(), entry.path().lexically_relative(input)});
   }

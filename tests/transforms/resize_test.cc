@@ -110,6 +110,18 @@ TEST(Resize, Uint8FollowsTheFloatPathWithinOne) {
   }
 }
 
+TEST(Resize, Uint16FollowsTheFloatPath) {
+  Tensor u = Tensor::empty({40, 30, 2}, DType::kUInt16), f = Tensor::empty({40, 30, 2}, DType::kFloat32);
+  for (int64_t i = 0; i < u.numel(); ++i) {
+    u.data<uint16_t>()[i] = static_cast<uint16_t>(1000 + 37 * (i % 60) + 211 * (i / 60));
+    f.data<float>()[i] = static_cast<float>(u.data<uint16_t>()[i]);
+  }
+  const Tensor ru = resize(u, {13, 45}, hwc(Interpolation::kBilinear));
+  const Tensor rf = resize(f, {13, 45}, hwc(Interpolation::kBilinear));
+  ASSERT_EQ(ru.dtype(), DType::kUInt16);
+  for (int64_t i = 0; i < ru.numel(); ++i) ASSERT_NEAR(ru.data<uint16_t>()[i], rf.data<float>()[i], 1.0) << i;
+}
+
 TEST(Resize, ChwEqualsHwcPermuted) {
   const Tensor h = gradient(30, 40, 3, DType::kUInt8);
   const Tensor c = h.permute({2, 0, 1});
@@ -148,6 +160,7 @@ TEST(Resize, RejectsBadArguments) {
   EXPECT_THROW(resize(t, {0, 4}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 5}, DType::kUInt8), {2, 2}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 3}, DType::kInt32), {2, 2}, hwc(Interpolation::kBilinear)), Error);
+  EXPECT_THROW(resize(Tensor::zeros({4, 4, 3}, DType::kFloat64), {2, 2}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4}, DType::kUInt8), {2, 2}, hwc(Interpolation::kBilinear)), Error);
 }
 

@@ -98,6 +98,16 @@ inline uint8_t clip8(int32_t acc) {
   return static_cast<uint8_t>(std::clamp(acc >> kPrecisionBits, 0, 255));
 }
 
+// A double-precision sum as the sample type: rounded and clamped for uint16, as is for float.
+template <typename T>
+inline T from_double(double v) {
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    return static_cast<uint16_t>(std::clamp(std::nearbyint(v), 0.0, 65535.0));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
 // Horizontal pass over `rows` rows of C interleaved channels: out[y][i] = sum_t in[y][start[i] + t] * w.
 template <int C, typename T>
 void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, const Coefficients& c) {
@@ -119,7 +129,7 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
         double acc[C] = {};
         for (int t = 0; t < n; ++t)
           for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
-        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = static_cast<T>(acc[ch]);
+        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = from_double<T>(acc[ch]);
       }
     }
   }
@@ -143,7 +153,7 @@ void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) 
       if constexpr (std::is_same_v<T, uint8_t>) {
         out[x] = clip8(acc[x]);
       } else {
-        out[x] = static_cast<T>(acc[x]);
+        out[x] = from_double<T>(acc[x]);
       }
     }
   }
@@ -230,9 +240,11 @@ Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
   }
   switch (image.dtype()) {
     case DType::kUInt8: return resize_typed<uint8_t>(image, size, opt);
+    case DType::kUInt16: return resize_typed<uint16_t>(image, size, opt);
     case DType::kFloat32: return resize_typed<float>(image, size, opt);
     default:
-      throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("expects uint8 or float32, got {}", to_string(image.dtype())));
+      throw Error(ErrorCode::kInvalidInput, "resize",
+                  fmt::format("expects uint8, uint16 or float32, got {}", to_string(image.dtype())));
   }
 }
 

@@ -13,7 +13,7 @@ struct FileEntry {
 };
 
 struct ScanOptions {
-  // In folders, keep files whose extension (compared lower-case, with the dot: ".jpg") is listed;
+  // In folders, keep files whose extension (with the dot: ".jpg"; case-insensitive) is listed;
   // empty keeps every file. A file named directly is always kept.
   std::vector<std::string> extensions;
   bool include_hidden = false;    // names starting with '.' (files and folders)
@@ -21,7 +21,8 @@ struct ScanOptions {
 };
 
 // Lists `input`: itself when it is a file, else every matching file below it, recursively, sorted by
-// relative path (byte order) so that runs are reproducible. Throws loom::Error(kIo) naming `input` when
+// relative path compared folder by folder (std::filesystem::path order: "a/c.jpg" < "a-b.jpg"), so
+// that runs are reproducible. Throws loom::Error(kIo) naming `input` when
 // it does not exist or a folder cannot be read.
 std::vector<FileEntry> scan_files(const std::filesystem::path& input, const ScanOptions& options = {});
 

@@ -1,10 +1,11 @@
 // Image resize with torchvision/Pillow semantics.
 //
-// Layout: the image is C x H x W (CHW) or H x W x C (HWC), uint8 or float32, 1 to 4 channels, any
+// Layout: the image is C x H x W (CHW) or H x W x C (HWC), uint8, uint16 or float32, 1 to 4 channels, any
 // strides; the result is a new contiguous tensor in the same layout and dtype.
 // Antialiased (default) downscaling widens the filter by the scale factor, as Pillow and torchvision
 // (antialias=True) do; uint8 runs Pillow's separable two-pass fixed-point algorithm (22 fractional
-// bits, rounding to uint8 after each pass), so results are within 1 of Pillow's Image.resize.
+// bits, rounding to uint8 after each pass), so results are within 1 of Pillow's Image.resize;
+// uint16 and float32 accumulate in double (uint16 rounds and clamps after each pass).
 // Thread safety: reentrant.
 #pragma once
 

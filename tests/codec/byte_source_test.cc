@@ -1,0 +1,424 @@
+// ByteSource (files read or memory-mapped, memory buffers) and write_file_atomic.
+#include "loom/codec/byte_source.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <future>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "loom/codec/error.h"
+#include "test_media.h"
+
+namespace loom {
+namespace {
+namespace fs = std::filesystem;
+using loom::test::read_bytes;
+using loom::test::TempDir;
+using loom::test::write_bytes;
+
+std::vector<uint8_t> pseudo_random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) b = static_cast<uint8_t>(rng() >> 24);
+  return v;
+}
+
+std::vector<uint8_t> to_vector(const ByteSource& s) {
+  return {s.data(), s.data() + s.size()};
+}
+
+// Names in `dir`, sorted.
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The loom::Error `f` throws; fails the test when it throws none.
+template <typename F>
+Error error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no loom::Error thrown";
+  return Error(ErrorCode::kInternal, "", "none thrown");
+}
+
+mode_t current_umask() {
+  const mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
+// ---- from_file ----
+
+TEST(ByteSourceTest, SmallFileIsReadWhole) {
+  TempDir dir;
+  const auto bytes = pseudo_random(4097, 1);
+  write_bytes(dir / "small.bin", bytes);
+  const ByteSource src = ByteSource::from_file(dir / "small.bin");
+  EXPECT_EQ(src.size(), bytes.size());
+  EXPECT_EQ(to_vector(src), bytes);
+  EXPECT_EQ(src.name(), (dir / "small.bin").string());
+  EXPECT_EQ(src.bytes().data(), src.data());
+  EXPECT_EQ(src.bytes().size(), src.size());
+}
+
+TEST(ByteSourceTest, LargeFilesAroundTheMmapThreshold) {
+  TempDir dir;
+  for (size_t n : {(size_t{1} << 20) - 1, size_t{1} << 20, (size_t{1} << 20) + 1, size_t{3} << 20}) {
+    const auto bytes = pseudo_random(n, static_cast<uint32_t>(n));
+    const fs::path p = dir / ("f" + std::to_string(n));
+    write_bytes(p, bytes);
+    const ByteSource src = ByteSource::from_file(p);
+    ASSERT_EQ(src.size(), n);
+    EXPECT_EQ(to_vector(src), bytes) << n << " bytes";
+  }
+}
+
+TEST(ByteSourceTest, RealMediaMatchesTheFileBytes) {
+  for (const char* rel :
+       {"images/jpeg/hopper.jpg", "images/jpeg/xmp_test.jpg", "video/nasa_13013.mp4", "audio/sine_16ch_s16.wav"}) {
+    const fs::path p = loom::test::media(rel);
+    const ByteSource src = ByteSource::from_file(p);
+    EXPECT_EQ(src.size(), fs::file_size(p)) << rel;
+    EXPECT_TRUE(to_vector(src) == read_bytes(p)) << rel;
+  }
+}
+
+TEST(ByteSourceTest, CopiesShareBytesAndOutliveTheOriginal) {
+  TempDir dir;
+  for (size_t n : {size_t{100}, size_t{2} << 20}) {  // read and mapped
+    const auto bytes = pseudo_random(n, 7);
+    write_bytes(dir / "x", bytes);
+    ByteSource copy;
+    {
+      const ByteSource src = ByteSource::from_file(dir / "x");
+      copy = src;
+      EXPECT_EQ(copy.data(), src.data());
+    }
+    fs::remove(dir / "x");
+    EXPECT_EQ(to_vector(copy), bytes) << n;
+  }
+}
+
+TEST(ByteSourceTest, EmptyFileGivesAnEmptySource) {
+  TempDir dir;
+  write_bytes(dir / "empty", {});
+  const ByteSource src = ByteSource::from_file(dir / "empty");
+  EXPECT_EQ(src.size(), 0u);
+  EXPECT_TRUE(src.bytes().empty());
+  EXPECT_EQ(src.name(), (dir / "empty").string());
+}
+
+TEST(ByteSourceTest, MissingFileIsIoNamingThePath) {
+  TempDir dir;
+  const fs::path p = dir / "no-such-file.jpg";
+  const Error e = error_of([&] { ByteSource::from_file(p); });
+  EXPECT_EQ(e.code(), ErrorCode::kIo);
+  EXPECT_EQ(e.input(), p.string());
+  EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+}
+
+TEST(ByteSourceTest, FolderIsIo) {
+  TempDir dir;
+  const Error e = error_of([&] { ByteSource::from_file(dir.path()); });
+  EXPECT_EQ(e.code(), ErrorCode::kIo);
+  EXPECT_EQ(e.input(), dir.path().string());
+}
+
+TEST(ByteSourceTest, CharacterDeviceIsIo) {
+  const Error e = error_of([] { ByteSource::from_file("/dev/null"); });
+  EXPECT_EQ(e.code(), ErrorCode::kIo);
+  EXPECT_EQ(e.input(), "/dev/null");
+}
+
+// A FIFO is "not a regular file": from_file must refuse it, not block forever in open() waiting for a
+// writer (the design: nothing hangs because an input was bad).
+TEST(ByteSourceTest, FifoIsRefusedWithoutBlocking) {
+  TempDir dir;
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto result = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      ByteSource::from_file(fifo);
+      return "returned";
+    } catch (const Error& e) {
+      return std::string(to_string(e.code()));
+    }
+  });
+  if (result.wait_for(std::chrono::seconds(3)) == std::future_status::timeout) {
+    ADD_FAILURE() << "ByteSource::from_file blocked on a FIFO with no writer";
+    // Unblock the reader: a non-blocking writer may open once a reader is waiting.
+    for (int i = 0; i < 100; ++i) {
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) {
+        ::close(fd);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_EQ(result.get(), "io");
+}
+
+TEST(ByteSourceTest, MaxBytesLimit) {
+  TempDir dir;
+  write_bytes(dir / "k", pseudo_random(1000, 3));
+  Limits at_limit;
+  at_limit.max_bytes = 1000;
+  EXPECT_EQ(ByteSource::from_file(dir / "k", at_limit).size(), 1000u);
+  Limits below;
+  below.max_bytes = 999;
+  const Error e = error_of([&] { ByteSource::from_file(dir / "k", below); });
+  EXPECT_EQ(e.code(), ErrorCode::kLimitExceeded);
+  EXPECT_EQ(e.input(), (dir / "k").string());
+  Limits off;
+  off.max_bytes = 0;
+  EXPECT_EQ(ByteSource::from_file(dir / "k", off).size(), 1000u);
+  // Large (mapped) files obey the limit too.
+  write_bytes(dir / "big", pseudo_random(size_t{2} << 20, 4));
+  Limits one_mib;
+  one_mib.max_bytes = 1 << 20;
+  EXPECT_EQ(error_of([&] { ByteSource::from_file(dir / "big", one_mib); }).code(), ErrorCode::kLimitExceeded);
+}
+
+TEST(ByteSourceTest, SymlinkToAFileReadsTheTarget) {
+  TempDir dir;
+  const auto bytes = pseudo_random(321, 9);
+  write_bytes(dir / "target", bytes);
+  fs::create_symlink(dir / "target", dir / "link");
+  EXPECT_EQ(to_vector(ByteSource::from_file(dir / "link")), bytes);
+}
+
+// ---- memory ----
+
+TEST(ByteSourceTest, FromMemoryBorrows) {
+  const std::vector<uint8_t> bytes = {1, 2, 3, 4};
+  const ByteSource src = ByteSource::from_memory(bytes);
+  EXPECT_EQ(src.data(), bytes.data());
+  EXPECT_EQ(src.size(), 4u);
+  EXPECT_EQ(src.name(), "<memory>");
+  const ByteSource named = ByteSource::from_memory(bytes, "upload #3");
+  EXPECT_EQ(named.name(), "upload #3");
+  EXPECT_EQ(named.data(), bytes.data());
+}
+
+TEST(ByteSourceTest, FromVectorOwnsWithoutCopying) {
+  std::vector<uint8_t> bytes = pseudo_random(5000, 11);
+  const std::vector<uint8_t> expected = bytes;
+  const uint8_t* original = bytes.data();
+  ByteSource copy;
+  {
+    const ByteSource src = ByteSource::from_vector(std::move(bytes), "vec");
+    EXPECT_EQ(src.data(), original);  // moved in, not copied
+    copy = src;
+  }
+  EXPECT_EQ(copy.name(), "vec");
+  EXPECT_EQ(to_vector(copy), expected);
+  EXPECT_EQ(ByteSource::from_vector({}).size(), 0u);
+}
+
+TEST(ByteSourceTest, DefaultIsEmpty) {
+  const ByteSource src;
+  EXPECT_EQ(src.size(), 0u);
+  EXPECT_TRUE(src.name().empty());
+}
+
+// ---- write_file_atomic ----
+
+TEST(WriteFileAtomicTest, WritesTheBytesWithUsualPermissions) {
+  TempDir dir;
+  const auto bytes = pseudo_random(10000, 21);
+  write_file_atomic(dir / "out.bin", bytes);
+  EXPECT_EQ(read_bytes(dir / "out.bin"), bytes);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"out.bin"}) << "temporary file left behind";
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "out.bin").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0666 & ~current_umask());
+}
+
+TEST(WriteFileAtomicTest, EmptyBytesGiveAnEmptyFile) {
+  TempDir dir;
+  write_file_atomic(dir / "empty", {});
+  EXPECT_TRUE(fs::is_regular_file(dir / "empty"));
+  EXPECT_EQ(fs::file_size(dir / "empty"), 0u);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"empty"});
+}
+
+TEST(WriteFileAtomicTest, OverwriteReplacesTheWholeFile) {
+  TempDir dir;
+  write_bytes(dir / "f", pseudo_random(5000, 1));
+  const std::vector<uint8_t> shorter = {9, 8, 7};
+  write_file_atomic(dir / "f", shorter, /*overwrite=*/true);
+  EXPECT_EQ(read_bytes(dir / "f"), shorter);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"f"});
+}
+
+TEST(WriteFileAtomicTest, NoOverwriteCreatesANewFile) {
+  TempDir dir;
+  const auto bytes = pseudo_random(777, 5);
+  write_file_atomic(dir / "new", bytes, /*overwrite=*/false);
+  EXPECT_EQ(read_bytes(dir / "new"), bytes);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"new"});
+}
+
+TEST(WriteFileAtomicTest, NoOverwriteRefusesAnExistingFile) {
+  TempDir dir;
+  const auto before = pseudo_random(100, 2);
+  write_bytes(dir / "f", before);
+  const Error e = error_of([&] { write_file_atomic(dir / "f", std::vector<uint8_t>{1, 2, 3}, false); });
+  EXPECT_EQ(e.code(), ErrorCode::kIo);
+  EXPECT_EQ(e.input(), (dir / "f").string());
+  EXPECT_EQ(read_bytes(dir / "f"), before);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"f"});
+}
+
+TEST(WriteFileAtomicTest, NoOverwriteRefusesAPlantedSymlinkAndLeavesItsTarget) {
+  TempDir dir;
+  const auto target_bytes = pseudo_random(64, 3);
+  write_bytes(dir / "target", target_bytes);
+  fs::create_symlink(dir / "target", dir / "out");
+  EXPECT_EQ(error_of([&] { write_file_atomic(dir / "out", std::vector<uint8_t>{1}, false); }).code(), ErrorCode::kIo);
+  EXPECT_TRUE(fs::is_symlink(dir / "out"));
+  EXPECT_EQ(read_bytes(dir / "target"), target_bytes);
+  EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"out", "target"}));
+}
+
+TEST(WriteFileAtomicTest, NoOverwriteRefusesADanglingSymlinkAndCreatesNoTarget) {
+  TempDir dir;
+  fs::create_symlink(dir / "elsewhere", dir / "out");
+  EXPECT_EQ(error_of([&] { write_file_atomic(dir / "out", std::vector<uint8_t>{1}, false); }).code(), ErrorCode::kIo);
+  EXPECT_FALSE(fs::exists(dir / "elsewhere"));
+  EXPECT_TRUE(fs::is_symlink(dir / "out"));
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"out"});
+}
+
+TEST(WriteFileAtomicTest, OverwriteReplacesASymlinkWithoutWritingThroughIt) {
+  TempDir dir;
+  const auto target_bytes = pseudo_random(64, 4);
+  write_bytes(dir / "target", target_bytes);
+  fs::create_symlink(dir / "target", dir / "out");
+  const std::vector<uint8_t> fresh = {42, 43};
+  write_file_atomic(dir / "out", fresh, true);
+  EXPECT_FALSE(fs::is_symlink(dir / "out"));
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "out")));
+  EXPECT_EQ(read_bytes(dir / "out"), fresh);
+  EXPECT_EQ(read_bytes(dir / "target"), target_bytes) << "wrote through the symlink";
+  EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"out", "target"}));
+}
+
+TEST(WriteFileAtomicTest, OverwriteReplacesASymlinkToAFolderNotTheFolder) {
+  TempDir dir;
+  fs::create_directory(dir / "folder");
+  write_bytes(dir / "folder" / "keep", {5});
+  fs::create_directory_symlink(dir / "folder", dir / "out");
+  const std::vector<uint8_t> fresh = {1, 2, 3};
+  write_file_atomic(dir / "out", fresh, true);
+  EXPECT_FALSE(fs::is_symlink(dir / "out"));
+  EXPECT_EQ(read_bytes(dir / "out"), fresh);
+  EXPECT_EQ(listing(dir / "folder"), std::vector<std::string>{"keep"});
+  EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"folder", "out"}));
+}
+
+TEST(WriteFileAtomicTest, MissingFolderIsIoAndLeavesNothing) {
+  TempDir dir;
+  const Error e = error_of([&] { write_file_atomic(dir / "missing" / "out.bin", std::vector<uint8_t>{1, 2}); });
+  EXPECT_EQ(e.code(), ErrorCode::kIo);
+  EXPECT_EQ(e.input(), (dir / "missing" / "out.bin").string());
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+  EXPECT_TRUE(listing(dir.path()).empty());
+}
+
+TEST(WriteFileAtomicTest, ParentThatIsAFileIsIo) {
+  TempDir dir;
+  write_bytes(dir / "plain", {1});
+  EXPECT_EQ(error_of([&] { write_file_atomic(dir / "plain" / "out", std::vector<uint8_t>{1}); }).code(),
+            ErrorCode::kIo);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"plain"});
+}
+
+TEST(WriteFileAtomicTest, FolderAtThePathIsIoAndUntouched) {
+  TempDir dir;
+  fs::create_directory(dir / "sub");
+  write_bytes(dir / "sub" / "keep", {5});
+  for (bool overwrite : {true, false}) {
+    EXPECT_EQ(error_of([&] { write_file_atomic(dir / "sub", std::vector<uint8_t>{1}, overwrite); }).code(),
+              ErrorCode::kIo);
+    EXPECT_TRUE(fs::is_directory(dir / "sub"));
+    EXPECT_EQ(listing(dir / "sub"), std::vector<std::string>{"keep"});
+    EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"sub"});
+  }
+}
+
+// A write that fails half-way (the file size limit, RLIMIT_FSIZE, makes write() fail with EFBIG)
+// must throw kIo, remove its temporary file and leave the destination as it was. Run in a child
+// process so the limit does not touch the test runner.
+TEST(WriteFileAtomicTest, FailedWriteRemovesTheTemporaryFile) {
+  TempDir dir;
+  const auto before = pseudo_random(100, 8);
+  write_bytes(dir / "f", before);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim {
+      4096, 4096
+    };
+    if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(10);
+    const std::vector<uint8_t> big(100000, 1);
+    int code = 11;  // returned without an error
+    try {
+      write_file_atomic(dir / "f", big, true);
+    } catch (const Error& e) {
+      code = e.code() == ErrorCode::kIo ? 0 : 12;
+    } catch (...) {
+      code = 13;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit failed, 11: no error, 12: wrong code, 13: not loom::Error";
+  EXPECT_EQ(read_bytes(dir / "f"), before);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"f"}) << "temporary file left behind";
+}
+
+TEST(WriteFileAtomicTest, BareFileNameWritesIntoTheWorkingFolder) {
+  TempDir dir;
+  const fs::path old = fs::current_path();
+  fs::current_path(dir.path());
+  const std::vector<uint8_t> bytes = {1, 2, 3};
+  EXPECT_NO_THROW(write_file_atomic("bare.bin", bytes));
+  fs::current_path(old);
+  EXPECT_EQ(read_bytes(dir / "bare.bin"), bytes);
+  EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"bare.bin"});
+}
+
+TEST(WriteFileAtomicTest, RoundTripThroughFromFile) {
+  TempDir dir;
+  const auto bytes = pseudo_random((size_t{1} << 20) + 123, 31);
+  write_file_atomic(dir / "rt", bytes);
+  EXPECT_EQ(to_vector(ByteSource::from_file(dir / "rt")), bytes);
+}
+
+}  // namespace
+}  // namespace loom
