@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "loom/codec/error.h"
+#include "loom/codec/sniff.h"
 #include "loom/loader/file_list.h"
 #include "loom/transforms/resize.h"
 #include "loom/vision/image.h"
@@ -73,11 +74,10 @@ struct Job {
   std::string planning_error;  // set when the job cannot run (e.g. its output collides with another's)
 };
 
+// --format, else the input's own format as its bytes say: JPEG stays JPEG, anything else becomes PNG.
 std::string output_extension(const ConvertArgs& args, const fs::path& input) {
   if (!args.format.empty()) return "." + args.format;
-  std::string ext = input.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".jpg" || ext == ".jpeg" ? ".jpg" : ".png";
+  return sniff_file(input) == Format::kJpeg ? ".jpg" : ".png";
 }
 
 // Lists every input and gives each file its output path; reports inputs that do not exist.
@@ -215,7 +215,7 @@ std::function<int()> add_convert_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("convert", "Convert images (files, or folders recursively) to JPEG or PNG");
   cmd->add_option("INPUT", args->inputs, "Image files or folders")->required();
   cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")->required();
-  cmd->add_option("--format", args->format, "Output format (default: the input's, PNG for non-JPEG inputs)")
+  cmd->add_option("--format", args->format, "Output format (default: JPEG for JPEG inputs, PNG for the others)")
       ->check(CLI::IsMember({"jpg", "png"}));
   cmd->add_option("--quality", args->quality, "JPEG quality 1-100")->check(CLI::Range(1, 100))->capture_default_str();
   cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")->check(CLI::Range(0, 9))->capture_default_str();

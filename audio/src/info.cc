@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <vector>
 
 #include "loom/codec/error.h"
 #include "loom/codec/media_probe.h"
@@ -25,14 +23,6 @@ std::string encoding_of(const std::string& codec) {
   return upper;
 }
 
-std::string sniffed_format(const std::filesystem::path& path) {
-  std::vector<uint8_t> head(512);
-  std::ifstream in(path, std::ios::binary);
-  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return std::string(format_name(sniff_format(head)));
-}
-
 }  // namespace
 
 AudioInfo info(const std::filesystem::path& path, const Limits& limits) {
@@ -40,7 +30,7 @@ AudioInfo info(const std::filesystem::path& path, const Limits& limits) {
   const StreamInfo* s = container.first("audio");
   if (s == nullptr) throw Error(ErrorCode::kInvalidInput, path.string(), "holds no audio stream");
   AudioInfo a;
-  a.format = sniffed_format(path);
+  a.format = format_name(sniff_file(path));
   if (a.format == "unknown") a.format = container.demuxer;
   a.codec = s->codec;
   a.encoding = encoding_of(s->codec);

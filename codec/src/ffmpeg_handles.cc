@@ -64,6 +64,11 @@ UniqueFormatContext open_input(const std::string& path, const Limits& limits, De
     // Format found but rejected by the whitelist.
     throw Error(ErrorCode::kUnsupported, path, "container format is not allowed (only local media files are)");
   }
+  if (ret == AVERROR(ENOMEM)) {
+    // What FFmpeg returns past max_streams (or when memory really runs out).
+    throw Error(ErrorCode::kLimitExceeded, path,
+                fmt::format("cannot open: more than {} streams, or out of memory", limits.max_streams));
+  }
   if (ret < 0) throw_error(ret, path, "cannot open");
   UniqueFormatContext ctx(raw);
   const int info = avformat_find_stream_info(ctx.get(), nullptr);

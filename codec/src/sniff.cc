@@ -1,6 +1,8 @@
 #include "loom/codec/sniff.h"
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 
 namespace loom {
 namespace {
@@ -134,6 +136,13 @@ Format sniff_format(std::span<const uint8_t> b) {
   if (at(b, 0, "ID3") || is_mpeg_audio_frame(b)) return Format::kMp3;
   if (is_adts(b)) return Format::kAdts;
   return Format::kUnknown;
+}
+
+Format sniff_file(const std::filesystem::path& path) {
+  uint8_t head[512];
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(head), sizeof(head));
+  return sniff_format({head, static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0))});
 }
 
 }  // namespace loom

@@ -36,7 +36,7 @@ std::vector<FileEntry> scan_files(const fs::path& input, const ScanOptions& opt)
   if (!fs::is_directory(st)) return {FileEntry{input, input.filename()}};
 
   std::vector<FileEntry> files;
-  auto options = fs::directory_options::skip_permission_denied;
+  auto options = fs::directory_options::none;
   if (opt.follow_symlinks) options |= fs::directory_options::follow_directory_symlink;
   fs::recursive_directory_iterator it(input, options, ec), end;
   if (ec) throw Error(ErrorCode::kIo, input.string(), "cannot read folder: " + ec.message());

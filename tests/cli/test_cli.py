@@ -126,6 +126,17 @@ def test_convert_mirrors_the_tree_and_counts(run_loom, media, tmp_path):
     assert tree(tmp_path / "kept") == ["a/b/z.jpg", "a/y.png", "x.jpg"]
 
 
+def test_default_format_follows_the_bytes_not_the_name(run_loom, media, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "png_named.jpg").write_bytes((media / "images" / "png" / "hopper.png").read_bytes())
+    (src / "jpeg_named.jpe").write_bytes((media / "images" / "jpeg" / "hopper.jpg").read_bytes())
+    (src / "photo.mpo").write_bytes((media / "images" / "jpeg" / "sugarshack.mpo").read_bytes())
+    result = run_loom("convert", src, "-o", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert tree(tmp_path / "out") == ["jpeg_named.jpg", "photo.jpg", "png_named.png"]
+
+
 def test_convert_damaged_folder_converts_the_good_files(run_loom, media, tmp_path):
     src = tmp_path / "mixed"
     src.mkdir()

@@ -161,6 +161,15 @@ TEST(Resize, RejectsBadArguments) {
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 5}, DType::kUInt8), {2, 2}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 3}, DType::kInt32), {2, 2}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 3}, DType::kFloat64), {2, 2}, hwc(Interpolation::kBilinear)), Error);
+  // A device tensor is refused before any element is read (the pointer here is not even valid).
+  const int64_t shape[] = {4, 4, 3};
+  const Tensor on_gpu = Tensor::from_blob(reinterpret_cast<void*>(0x10), shape, {}, DType::kUInt8, Device::cuda());
+  try {
+    resize(on_gpu, {2, 2}, hwc(Interpolation::kBilinear));
+    FAIL() << "resized a CUDA tensor on the CPU";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  }
   EXPECT_THROW(resize(Tensor::zeros({4, 4}, DType::kUInt8), {2, 2}, hwc(Interpolation::kBilinear)), Error);
 }
 

@@ -1,6 +1,8 @@
 // Decoding real files: read modes, layouts, bit depths, DCT scaling, crops and EXIF orientation.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "image_test_util.h"
 #include "loom/codec/error.h"
 #include "loom/vision/image.h"
@@ -225,6 +227,33 @@ TEST(Decode, PngExifOrientationIsApplied) {
   opt.apply_exif_orientation = true;
   const Tensor upright = decode_image(ByteSource::from_memory(bytes), opt);
   EXPECT_TRUE(same_pixels(upright, base.permute({1, 0, 2}).slice(1, -1, INT64_MIN, -1)));  // 90 degrees clockwise
+}
+
+TEST(Decode, PngColorToGrayUsesTorchvisionWeights) {
+  Tensor rgb = Tensor::empty({1, 6, 3}, DType::kUInt8);
+  const uint8_t pixels[6][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {200, 100, 50}, {10, 240, 130}, {255, 255, 255}};
+  std::memcpy(rgb.data(), pixels, sizeof(pixels));
+  PngEncodeOptions po;
+  po.layout = Layout::kHWC;
+  DecodeOptions opt = hwc(ImageReadMode::kGray);
+  const Tensor gray = decode_image(ByteSource::from_memory(encode_png(rgb, po)), opt);
+  for (int i = 0; i < 6; ++i) {
+    const double expected = 0.2989 * pixels[i][0] + 0.587 * pixels[i][1] + 0.1141 * pixels[i][2];
+    EXPECT_NEAR(gray.data<uint8_t>()[i], expected, 1.0) << i;
+  }
+}
+
+TEST(Decode, MemoryInputsObeyMaxBytes) {
+  const std::vector<uint8_t> bytes = test::read_bytes(media("images/jpeg/hopper.jpg"));
+  DecodeOptions opt;
+  opt.limits.max_bytes = bytes.size() - 1;
+  try {
+    decode_image(ByteSource::from_memory(bytes, "buffer"), opt);
+    FAIL() << "max_bytes not enforced";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kLimitExceeded);
+    EXPECT_EQ(e.input(), "buffer");
+  }
 }
 
 TEST(Decode, InfoMatchesTheDecode) {

@@ -231,6 +231,7 @@ Size size_for_shorter_side(Size in, int64_t shorter) {
 
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
   if (image.ndim() != 3) throw Error(ErrorCode::kInvalidInput, "resize", "expects a 3-D CHW or HWC image");
+  if (!image.device().is_cpu()) throw Error(ErrorCode::kUnsupported, "resize", "runs on CPU tensors only");
   const int64_t channels = image.size(opt.layout == vision::Layout::kHWC ? 2 : 0);
   if (channels < 1 || channels > 4) {
     throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("expects 1 to 4 channels, got {}", channels));

@@ -98,7 +98,8 @@ void set_transforms(png_structp png, const Header& h, int channels, bool to_uint
     }
   }
   const bool color_out = channels >= 3;
-  if (color_in && !color_out) png_set_rgb_to_gray_fixed(png, /*error_action=*/1, -1, -1);
+  // torchvision's weights (0.2989, 0.587; blue gets the rest), in libpng's 1e-5 fixed point.
+  if (color_in && !color_out) png_set_rgb_to_gray_fixed(png, /*error_action=*/1, 29890, 58700);
   if (!color_in && color_out) png_set_gray_to_rgb(png);
   if (alpha && !want_alpha) png_set_strip_alpha(png);
   if (!alpha && want_alpha) png_set_add_alpha(png, h.bit_depth == 16 && !to_uint8 ? 0xFFFF : 0xFF, PNG_FILLER_AFTER);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string_view>
 
@@ -29,5 +30,8 @@ std::string_view kind_name(MediaKind kind);
 // Identifies the format from magic bytes. `head` should hold the first 64 bytes or more of the input
 // (MPEG-TS needs 377 to see three sync bytes); fewer bytes simply match fewer formats.
 Format sniff_format(std::span<const uint8_t> head);
+
+// sniff_format of the first bytes of a file; kUnknown when it cannot be read. Never throws.
+Format sniff_file(const std::filesystem::path& path);
 
 }  // namespace loom

@@ -127,8 +127,9 @@ class Tensor {
     return view(std::span<const int64_t>(shape.begin(), shape.size()));
   }
 
-  // ---- Copies (CPU only; a CUDA tensor throws Error(kUnsupported)) ----
-  // This tensor when already contiguous, else a contiguous copy.
+  // ---- Copies (CPU only: a CUDA tensor that would need a copy throws Error(kUnsupported); use
+  // loom::accel::to_device) ----
+  // This tensor when already contiguous (on any device), else a contiguous copy.
   Tensor contiguous() const;
   // Always a new contiguous copy.
   Tensor clone() const;

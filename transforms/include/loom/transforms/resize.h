@@ -34,7 +34,8 @@ struct Size {
   int64_t width = 0;
 };
 
-// Throws loom::Error(kInvalidInput) for an empty target, an unsupported dtype or channel count.
+// Throws loom::Error(kInvalidInput) for an empty target, an unsupported dtype or channel count, and
+// Error(kUnsupported) for a tensor that is not on the CPU.
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& options = {});
 
 // torchvision's Resize(size) with one number: the shorter side becomes `shorter`, the longer one

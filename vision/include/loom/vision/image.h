@@ -3,8 +3,10 @@
 // Layout: decoded images are uint8 (or uint16 for 16-bit PNG) tensors of shape C x H x W (CHW, the
 // default, as torchvision) or H x W x C (HWC), contiguous. Encoders accept either layout, and also a
 // 2-D H x W tensor for one channel, with any strides.
-// Errors: every function throws loom::Error naming the input (the path, or ByteSource::name()) for bad,
-// unsupported or oversized input; nothing is returned half-decoded and no output file is left behind.
+// Errors: decoders throw loom::Error naming the input (the path, or ByteSource::name()) for bad,
+// unsupported or oversized input; encoders name themselves ("encode_jpeg") and write_image names the
+// output path; a CUDA tensor gives Error(kUnsupported). Nothing is returned half-decoded and no output
+// file is left behind.
 // Thread safety: all functions are reentrant; distinct calls may run concurrently.
 #pragma once
 
@@ -24,7 +26,8 @@ namespace loom::vision {
 enum class ImageReadMode {
   kUnchanged,  // the file's own channels: gray 1, gray+alpha 2, color 3, color+alpha 4. PNG palettes
                // expand to RGB, or RGBA when they carry transparency; CMYK JPEGs convert to RGB.
-  kGray,       // 1 channel
+  kGray,       // 1 channel: JPEG's luma for YCbCr files; PNG color converts with torchvision's weights
+               // (0.2989 R + 0.587 G + 0.1141 B)
   kGrayAlpha,  // 2 channels; alpha is opaque when the file has none
   kRGB,        // 3 channels; alpha and transparency are dropped (not composited)
   kRGBAlpha,   // 4 channels; alpha is opaque when the file has none
@@ -60,7 +63,7 @@ struct ImageInfo {
   Format format = Format::kUnknown;
   int width = 0, height = 0;  // as stored, before EXIF orientation
   int channels = 0;           // what ImageReadMode::kUnchanged decodes to
-  int bit_depth = 0;          // bits per sample in the file (1, 2, 4, 8, 12 or 16)
+  int bit_depth = 0;          // bits per sample in the file (1, 2, 4, 8 or 16)
   int orientation = 1;        // EXIF orientation 1..8 (1 = upright or no tag)
   bool progressive = false;   // progressive JPEG or interlaced PNG
 };
