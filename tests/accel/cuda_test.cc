@@ -9,20 +9,11 @@
 
 #include "loom/codec/error.h"
 #include "loom/codec/tensor.h"
+#include "test_media.h"
 
 namespace loom::accel {
 namespace {
-
-template <typename F>
-ErrorCode error_code_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return ErrorCode::kInternal;
-}
+using loom::test::error_code_of;
 
 Tensor iota_f32(std::initializer_list<int64_t> shape) {
   Tensor t = Tensor::empty(shape, DType::kFloat32);

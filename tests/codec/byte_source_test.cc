@@ -24,6 +24,7 @@
 
 namespace loom {
 namespace {
+using loom::test::error_of;
 namespace fs = std::filesystem;
 using loom::test::read_bytes;
 using loom::test::TempDir;
@@ -46,18 +47,6 @@ std::vector<std::string> listing(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// The loom::Error `f` throws; fails the test when it throws none.
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return Error(ErrorCode::kInternal, "", "none thrown");
 }
 
 mode_t current_umask() {

@@ -15,6 +15,7 @@
 
 namespace loom {
 namespace {
+using loom::test::error_of;
 namespace fs = std::filesystem;
 using loom::test::FfprobeInfo;
 using loom::test::TempDir;
@@ -130,17 +131,6 @@ TEST(MediaProbeTest, FirstSkipsCoverArtAndMissingTypes) {
   EXPECT_EQ(info.first("subtitle"), nullptr);
   info.streams = {art};
   EXPECT_EQ(info.first("video"), nullptr);
-}
-
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return Error(ErrorCode::kInternal, "", "none thrown");
 }
 
 void write_text(const fs::path& p, const std::string& text) {

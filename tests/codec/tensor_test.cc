@@ -1,5 +1,6 @@
 // loom::Tensor: creation, shape and strides, views (slice/select/permute/view), copies and ownership.
 #include "loom/codec/tensor.h"
+#include "test_media.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 
 namespace loom {
 namespace {
+using loom::test::error_code_of;
 
 // Address of element `idx` of `t`, computed from its strides (elements) and dtype.
 template <typename T>
@@ -40,17 +42,6 @@ std::vector<int32_t> elements_1d(const Tensor& t) {
   std::vector<int32_t> out;
   for (int64_t i = 0; i < t.size(0); ++i) out.push_back(at<int32_t>(t, {i}));
   return out;
-}
-
-template <typename F>
-ErrorCode error_code_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return ErrorCode::kInternal;
 }
 
 // Python's slice semantics, by the letter of CPython's PySlice_AdjustIndices, enumerated with a loop.

@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "loom/codec/error.h"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom::test {
@@ -27,6 +30,23 @@ inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
 inline void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The loom::Error that `f` throws; fails the test when it throws none.
+template <typename F>
+Error error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no loom::Error thrown";
+  return Error(ErrorCode::kInternal, "", "none thrown");
+}
+
+template <typename F>
+ErrorCode error_code_of(F&& f) {
+  return error_of(std::forward<F>(f)).code();
 }
 
 // A fresh folder under the system temp dir, removed when the object goes away.
