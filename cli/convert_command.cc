@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include <atomic>
+#include <csignal>
 #include <map>
 #include <memory>
 #include <optional>
@@ -174,7 +175,17 @@ uint64_t convert_one(const ConvertArgs& args, const std::optional<ResizeSpec>& r
   return src.size();
 }
 
+// SIGINT/SIGTERM while converting: delete the temporary files being written, then die of the signal
+// as usual. Outputs already renamed into place are complete; no partial file is left.
+void on_interrupt(int sig) {
+  remove_pending_files();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 int run_convert(const ConvertArgs& args) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   const std::optional<ResizeSpec> resize = parse_resize(args.resize);
   Progress early(0, false);
   int missing = 0;

@@ -10,6 +10,7 @@
 
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
+#include "pending_files.h"
 #include "unique_fd.h"
 
 namespace loom {
@@ -40,6 +41,10 @@ void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_
   UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));
   if (!fd) io_error(path, "cannot create a temporary file", errno);
   const std::filesystem::path tmp(tmpl);
+  struct Registration {
+    int slot;
+    ~Registration() { pending_files::release(slot); }
+  } registration{pending_files::add(tmpl.c_str())};
   try {
     size_t done = 0;
     while (done < bytes.size()) {

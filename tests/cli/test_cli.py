@@ -7,7 +7,9 @@ References: Pillow (image sizes and pixels), ffprobe (audio and video fields), a
 import json
 import os
 import pty
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +270,43 @@ def test_progress_bar_only_on_a_terminal(loom, media, tmp_path):
     text = b"".join(chunks).decode(errors="replace")
     assert proc.returncode == 0
     assert "[####" in text and "ok, 0 failed" in text
+
+
+def _interrupted_convert(loom, src, out, sig):
+    """Starts a slow conversion, sends `sig` once the first outputs exist, returns the exit status."""
+    proc = subprocess.Popen([str(loom), "convert", str(src), "-o", str(out), "--format", "png", "--compression", "9",
+                             "-j", "2", "-q"], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not any(out.rglob("*.png")):
+        time.sleep(0.01)
+    time.sleep(0.2)
+    proc.send_signal(sig)
+    return proc.wait(timeout=120)
+
+
+@pytest.fixture(scope="module")
+def large_jpegs(tmp_path_factory):
+    src = tmp_path_factory.mktemp("large")
+    for i in range(12):
+        make_jpeg(src / f"{i:02d}.jpg", 1600, 1200, seed=i)
+    return src
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_killed_conversion_leaves_no_partial_output(loom, large_jpegs, tmp_path, sig):
+    src = large_jpegs
+    out = tmp_path / "out"
+    status = _interrupted_convert(loom, src, out, sig)
+    assert status in (-sig, 0), status  # 0 only if it finished before the signal landed
+    finished = sorted(out.rglob("*.png"))
+    for f in finished:  # every output in place is complete
+        with Image.open(f) as im:
+            im.load()
+            assert im.size == (1600, 1200)
+    leftovers = [p.name for p in out.rglob(".*.loom-*")]
+    if sig != signal.SIGKILL:  # a catchable signal removes the temporary files too
+        assert leftovers == []
+    # Rerunning completes the job.
+    rerun = subprocess.run([str(loom), "convert", str(src), "-o", str(out), "--format", "png", "--overwrite", "-q"])
+    assert rerun.returncode == 0
+    assert len(list(out.glob("*.png"))) == 12

@@ -3,13 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include "loom/codec/error.h"
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "loom/codec/error.h"
 
 namespace loom::test {
 

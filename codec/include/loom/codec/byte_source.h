@@ -41,6 +41,13 @@ class ByteSource {
 // `path`. On any error the temporary file is removed and `path` is untouched; throws Error(kIo).
 // With overwrite == false an existing `path` (including a symlink, which is never followed) is an
 // Error(kIo) and nothing is written.
+// While the data is written, the temporary file is registered so that remove_pending_files() can
+// delete it if the process is interrupted.
 void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool overwrite = true);
+
+// Deletes the temporary files of every write_file_atomic still in progress. Async-signal-safe: meant
+// for SIGINT/SIGTERM handlers, which then end the process (a destination file is never partial; only
+// the hidden temporary ".NAME.loom-XXXXXX" beside it could be left by a kill that cannot be caught).
+void remove_pending_files() noexcept;
 
 }  // namespace loom
