@@ -4,10 +4,11 @@
 #
 #   ./setup.sh          set up and build
 #   ./setup.sh demo     ... then run the demo (generated media, batch-preprocessed by the CLI)
-#   ./setup.sh test     ... then run the whole test suite
+#   ./setup.sh test     ... then run the whole test suite: the Release tests, the same tests under
+#                       ASan + UBSan, the multi-threaded ones under TSan, and each fuzzer for a while
 #
 # Environment: BUILD_DIR (default: build), LOOM_MEDIA_DIR (default: ../shared/media),
-# CMAKE_ARGS (extra configure arguments).
+# CMAKE_ARGS (extra configure arguments), LOOM_FUZZ_SECONDS (per fuzzer, default 60).
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
@@ -17,9 +18,9 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
   # library dependencies
   libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-  libhwy-dev libtbb-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
+  # tests, sanitizers, fuzzers and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   # demo media and reference tools for the parity checks
   ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
 )
@@ -37,11 +38,30 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+MEDIA=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
+JOBS=$(nproc)
+
 build() {
-  local media=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
   # shellcheck disable=SC2086
-  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLOOM_MEDIA_DIR="$media" ${CMAKE_ARGS:-} >/dev/null
+  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLOOM_MEDIA_DIR="$MEDIA" ${CMAKE_ARGS:-} >/dev/null
   cmake --build "$BUILD_DIR"
+}
+
+# The same suite under a sanitizer preset (see CMakePresets.json).
+sanitized() {
+  echo "== tests under $1"
+  cmake --preset "$1" -DLOOM_MEDIA_DIR="$MEDIA" >/dev/null
+  cmake --build --preset "$1" | tail -n 1
+  ctest --preset "$1" -j "$JOBS"
+}
+
+run_tests() {
+  echo "== tests (Release)"
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+  sanitized asan
+  sanitized tsan
+  echo "== fuzzers"
+  scripts/fuzz.sh "${LOOM_FUZZ_SECONDS:-60}"
 }
 
 install_packages
@@ -49,6 +69,6 @@ build
 case "${1:-build}" in
   build) ;;
   demo) scripts/demo.sh "$BUILD_DIR" ;;
-  test) ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" ;;
+  test) run_tests ;;
   *) echo "usage: $0 [build|demo|test]" >&2; exit 2 ;;
 esac

@@ -1,8 +1,6 @@
 // `loom convert INPUT... -o OUTDIR`: decode images, optionally resize, encode JPEG or PNG.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <atomic>
 #include <csignal>
@@ -19,6 +17,7 @@
 #include "loom/loader/file_list.h"
 #include "loom/transforms/resize.h"
 #include "loom/vision/image.h"
+#include "parallel.h"
 #include "progress.h"
 
 namespace loom::cli {
@@ -193,27 +192,24 @@ int run_convert(const ConvertArgs& args) {
   Progress progress(static_cast<int64_t>(jobs.size()), !args.quiet);
   std::atomic<bool> stop{false};
   const int threads = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    tbb::parallel_for(size_t{0}, jobs.size(), [&](size_t i) {
-      if (stop.load(std::memory_order_relaxed)) return;
-      const Job& job = jobs[i];
-      std::string error;
-      uint64_t bytes = 0;
-      try {
-        if (!job.planning_error.empty()) throw Error(ErrorCode::kInvalidInput, job.input.string(), job.planning_error);
-        bytes = convert_one(args, resize, job);
-      } catch (const Error& e) {
-        error = e.input() == job.input.string() ? e.what() : fmt::format("{}: {}", job.input.string(), e.what());
-      } catch (const std::exception& e) {
-        error = fmt::format("{}: {}", job.input.string(), e.what());
-      }
-      if (!error.empty()) {
-        progress.print_error(error);
-        if (args.fail_fast) stop = true;
-      }
-      progress.record(error.empty(), bytes);
-    });
+  parallel_for(jobs.size(), threads, [&](size_t i) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    const Job& job = jobs[i];
+    std::string error;
+    uint64_t bytes = 0;
+    try {
+      if (!job.planning_error.empty()) throw Error(ErrorCode::kInvalidInput, job.input.string(), job.planning_error);
+      bytes = convert_one(args, resize, job);
+    } catch (const Error& e) {
+      error = e.input() == job.input.string() ? e.what() : fmt::format("{}: {}", job.input.string(), e.what());
+    } catch (const std::exception& e) {
+      error = fmt::format("{}: {}", job.input.string(), e.what());
+    }
+    if (!error.empty()) {
+      progress.print_error(error);
+      if (args.fail_fast) stop = true;
+    }
+    progress.record(error.empty(), bytes);
   });
   progress.finish(args.quiet, "images");
   return missing > 0 || progress.failed() > 0 ? 1 : 0;

@@ -1,0 +1,36 @@
+#include "app.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "commands.h"
+#include "loom/accel/cpu_features.h"
+#include "loom/accel/cuda.h"
+#include "loom_version.h"
+
+namespace loom::cli {
+namespace {
+
+std::string version_text() {
+  std::string simd;
+  for (const std::string& t : accel::simd_targets()) simd += (simd.empty() ? "" : " ") + t;
+  const std::string cuda =
+      accel::built_with_cuda() ? fmt::format("{} device(s)", accel::cuda_device_count()) : std::string("not built");
+  return fmt::format("loom {}\nSIMD targets: {}\nCUDA: {}", LOOM_VERSION, simd, cuda);
+}
+
+}  // namespace
+
+std::unique_ptr<App> make_app() {
+  auto app = std::make_unique<App>();
+  app->parser.set_version_flag("--version", [] { return version_text(); });
+  app->parser.require_subcommand(1);
+  app->run_info = add_info_command(app->parser);
+  app->run_convert = add_convert_command(app->parser);
+  return app;
+}
+
+int App::run() { return parser.got_subcommand("info") ? run_info() : run_convert(); }
+
+}  // namespace loom::cli

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (CMake preset "fuzz": clang-14, ASan + UBSan) and runs each for SECONDS
+# (default 60) from a corpus seeded with fuzz/regressions/<target>/ and, for images, ../shared/media.
+# A crash, leak or timeout fails the script; the input that caused it is saved as
+# fuzz/regressions/<target>/<kind>-<sha1> so that, once committed, ctest replays it in every build.
+#   scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+media=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+
+status=0
+for target in image_decode cli_args; do
+  corpus=build-fuzz/corpus/$target
+  mkdir -p "$corpus"
+  cp -n fuzz/regressions/$target/* "$corpus"/ 2>/dev/null || true
+  if [ "$target" = image_decode ] && [ -d "$media" ]; then
+    find "$media/images/jpeg" "$media/images/png" "$media/images_damaged/jpeg" "$media/images_damaged/png" \
+      -type f -size -200k -exec cp -n {} "$corpus"/ \;
+  fi
+  dict=fuzz/$target.dict
+  echo "== fuzz_$target for ${seconds}s"
+  if ! build-fuzz/fuzz/fuzz_$target "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=262144 -print_final_stats=1 -artifact_prefix="fuzz/regressions/$target/" \
+        $([ -f "$dict" ] && echo "-dict=$dict") 2>build-fuzz/fuzz_$target.log; then
+    tail -40 build-fuzz/fuzz_$target.log
+    echo "fuzz_$target FAILED: the input is in fuzz/regressions/$target/" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|cov:" build-fuzz/fuzz_$target.log | tail -2
+  fi
+done
+exit $status
