@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "deinterleave.h"
 #include "loom/codec/error.h"
 
 namespace loom::vision {
@@ -19,19 +20,9 @@ void RowSink<T>::write(int y, const T* src) const {
     std::memcpy(base_ + offset * channels_, src, sizeof(T) * width_ * channels_);
     return;
   }
-  // Written per channel count so that the compiler keeps the loops tight.
-  auto spread = [&]<int C>() {
-    for (int c = 0; c < C; ++c) {
-      T* dst = base_ + c * plane_ + offset;
-      for (int x = 0; x < width_; ++x) dst[x] = src[x * C + c];
-    }
-  };
-  switch (channels_) {
-    case 2: spread.template operator()<2>(); break;
-    case 3: spread.template operator()<3>(); break;
-    case 4: spread.template operator()<4>(); break;
-    default: throw Error(ErrorCode::kInternal, "image", "unexpected channel count");
-  }
+  T* planes[4];
+  for (int c = 0; c < channels_; ++c) planes[c] = base_ + c * plane_ + offset;
+  deinterleave(src, width_, channels_, planes);
 }
 
 template <typename T>

@@ -25,7 +25,8 @@ struct AudioInfo {
 };
 
 // Describes the first audio stream of `path`. Throws loom::Error naming the file when it cannot be read,
-// is not a media file, or holds no audio stream (kInvalidInput).
+// is not a media file, holds no audio stream or one with 0 channels or a 0 Hz rate (kInvalidInput), or
+// exceeds Limits::max_audio_channels / max_sample_rate (kLimitExceeded).
 AudioInfo info(const std::filesystem::path& path, const Limits& limits = {});
 
 }  // namespace loom::audio

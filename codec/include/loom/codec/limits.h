@@ -20,6 +20,9 @@ struct Limits {
   // may allocate (also bounds zTXt/iCCP decompression).
   uint32_t max_png_chunks = 1000;
   uint64_t max_png_chunk_bytes = uint64_t{8} << 20;
+  // Audio: streams with more channels or a higher sample rate are refused (0 of either is invalid).
+  int max_audio_channels = 1024;
+  int max_sample_rate = 6'000'000;
   // FFmpeg probing: bytes read to detect the format, seconds of media analysed to find stream
   // parameters, most streams accepted, and a wall-clock deadline on every blocking FFmpeg call.
   int64_t probe_bytes = 5'000'000;
