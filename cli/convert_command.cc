@@ -80,8 +80,9 @@ std::string output_extension(const ConvertArgs& args, const fs::path& input) {
   return sniff_file(input) == Format::kJpeg ? ".jpg" : ".png";
 }
 
-// Lists every input and gives each file its output path; reports inputs that do not exist.
-std::vector<Job> plan(const ConvertArgs& args, Progress* progress_for_errors, int* missing) {
+// Lists every input and gives each file its output path; inputs that cannot be listed (missing,
+// unreadable) go to `errors`.
+std::vector<Job> plan(const ConvertArgs& args, std::vector<std::string>& errors) {
   std::vector<Job> jobs;
   std::map<fs::path, fs::path> owner;  // output -> the input that writes it
   loader::ScanOptions scan;
@@ -91,8 +92,7 @@ std::vector<Job> plan(const ConvertArgs& args, Progress* progress_for_errors, in
     try {
       files = loader::scan_files(input, scan);
     } catch (const Error& e) {
-      progress_for_errors->print_error(e.what());
-      ++*missing;
+      errors.emplace_back(e.what());
       continue;
     }
     for (loader::FileEntry& f : files) {
@@ -186,10 +186,10 @@ int run_convert(const ConvertArgs& args) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   const std::optional<ResizeSpec> resize = parse_resize(args.resize);
-  Progress early(0, false);
-  int missing = 0;
-  const std::vector<Job> jobs = plan(args, &early, &missing);
+  std::vector<std::string> input_errors;
+  const std::vector<Job> jobs = plan(args, input_errors);
   Progress progress(static_cast<int64_t>(jobs.size()), !args.quiet);
+  for (const std::string& e : input_errors) progress.print_error(e);
   std::atomic<bool> stop{false};
   const int threads = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parallel_for(jobs.size(), threads, [&](size_t i) {
@@ -212,7 +212,7 @@ int run_convert(const ConvertArgs& args) {
     progress.record(error.empty(), bytes);
   });
   progress.finish(args.quiet, "images");
-  return missing > 0 || progress.failed() > 0 ? 1 : 0;
+  return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Plots the results of image_decode.py and convert_resize.py into one PNG (docs/performance_images.png).
+
+Run with Debian's Python: /usr/bin/python3 (python3-matplotlib).
+
+    /usr/bin/python3 bench/plot.py --decode decode.json --convert convert.json [-o docs/performance_images.png]
+
+Left: single-thread decode throughput per file group (the group's total time of each tool), relative
+to Pillow (Pillow = 1, higher is faster), for loom (HWC and CHW), Pillow and OpenCV.
+Right: `loom convert --resize 256` of large JPEGs vs Pillow with and without draft(), one thread,
+relative to Pillow with draft; loom also less its process start-up (dotted), and on every core
+(hatched), for context.
+"""
+
+import argparse
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 -- after choosing the backend
+
+DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "performance_images.png")
+COLORS = {"loom": "#1f77b4", "loom CHW": "#9ecae1", "Pillow": "#ff7f0e", "OpenCV": "#2ca02c"}
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--decode", required=True, help="JSON written by image_decode.py --json")
+    p.add_argument("--convert", required=True, help="JSON written by convert_resize.py --json")
+    p.add_argument("-o", "--output", default=DEFAULT_OUT, help="PNG to write (default: docs/performance_images.png)")
+    return p.parse_args()
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def label_bars(ax, bars):
+    for b in bars:
+        ax.annotate(f"{b.get_height():.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+                    ha="center", va="bottom", fontsize=7)
+
+
+def plot_decode(ax, decode):
+    """Grouped bars: throughput relative to Pillow (Pillow time / tool time) per file group."""
+    groups = decode["groups"]
+    names = list(groups)
+    series = {
+        "loom": [g["pillow_s"] / g["loom_s"] for g in groups.values()],
+        "loom CHW": [g["pillow_s"] / g["loom_chw_s"] for g in groups.values()],
+        "Pillow": [1.0 for _ in groups.values()],
+        # OpenCV over the files it decodes, scaled by loom's time on those same files.
+        "OpenCV": [(g["pillow_s"] / g["loom_s"]) * (g["loom_s_opencv_files"] / g["opencv_s"]) if g["opencv_s"] else 0
+                   for g in groups.values()],
+    }
+    width = 0.8 / len(series)
+    for i, (tool, values) in enumerate(series.items()):
+        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(names))]
+        label_bars(ax, ax.bar(xs, values, width, label=tool, color=COLORS[tool]))
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels([f"{n}\n{groups[n]['files']} files, {groups[n]['megapixels']:.1f} MP" for n in names], fontsize=8)
+    ax.axhline(1.0, color="gray", lw=0.8, ls=":")
+    ax.set_ylabel("decode throughput relative to Pillow (higher is faster)")
+    ax.set_title("JPEG/PNG decode to RGB uint8, one thread", fontsize=10)
+    ax.legend(fontsize=8)
+
+
+def plot_convert(ax, convert):
+    """Bars: images per second relative to Pillow with draft()."""
+    best = convert["best_s"]
+    ref = best["pillow_draft"]
+    bars = [("loom convert\n-j 1", best["loom"], COLORS["loom"], None),
+            ("loom -j 1\nless start-up", best["loom"] - convert["loom_startup_s"], COLORS["loom"], ".."),
+            ("Pillow\ndraft()", best["pillow_draft"], COLORS["Pillow"], None),
+            ("Pillow draft()\nas a command", best["pillow_draft_proc"], COLORS["Pillow"], ".."),
+            ("Pillow\nno draft", best["pillow_nodraft"], "#fdd0a2", None)]
+    if "loom_all_cores" in best:
+        bars.append(("loom convert\nall cores", best["loom_all_cores"], COLORS["loom CHW"], "//"))
+    for i, (name, t, color, hatch) in enumerate(bars):
+        label_bars(ax, ax.bar([i], [ref / t], 0.6, color=color, hatch=hatch))
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels([b[0] for b in bars], fontsize=8)
+    ax.axhline(1.0, color="gray", lw=0.8, ls=":")
+    ax.set_ylabel("images/s relative to Pillow draft()")
+    ax.set_title(f"--resize 256 of {convert['files']} large JPEGs to JPEG q75", fontsize=10)
+
+
+def main():
+    args = parse_args()
+    decode, convert = load(args.decode), load(args.convert)["convert"]
+    machine = decode["machine"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [2.2, 1]})
+    plot_decode(left, decode)
+    plot_convert(right, convert)
+    fig.suptitle(f"loom vs Pillow {machine['pillow']} vs OpenCV {machine['opencv']} -- {machine['cpu']}, "
+                 f"{machine['cores']} cores, {machine['date'][:10]}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
