@@ -247,13 +247,14 @@ TEST(Decode, MemoryInputsObeyMaxBytes) {
   const std::vector<uint8_t> bytes = test::read_bytes(media("images/jpeg/hopper.jpg"));
   DecodeOptions opt;
   opt.limits.max_bytes = bytes.size() - 1;
-  try {
-    decode_image(ByteSource::from_memory(bytes, "buffer"), opt);
-    FAIL() << "max_bytes not enforced";
-  } catch (const Error& e) {
+  for (auto decode : {decode_image, decode_jpeg}) {
+    const Error e = test::error_of([&] { decode(ByteSource::from_memory(bytes, "buffer"), opt); });
     EXPECT_EQ(e.code(), ErrorCode::kLimitExceeded);
     EXPECT_EQ(e.input(), "buffer");
   }
+  const std::vector<uint8_t> png = test::read_bytes(media("images/png/hopper.png"));
+  opt.limits.max_bytes = png.size() - 1;
+  EXPECT_EQ(test::error_code_of([&] { decode_png(ByteSource::from_memory(png), opt); }), ErrorCode::kLimitExceeded);
 }
 
 TEST(Decode, InfoMatchesTheDecode) {

@@ -5,6 +5,9 @@
 
 namespace loom::vision {
 
+// Throws Error(kLimitExceeded) when `src` is larger than limits.max_bytes. Every decoder calls it first.
+void check_input_size(const ByteSource& src, const Limits& limits);
+
 ImageInfo jpeg_info(const ByteSource& src, const Limits& limits);
 ImageInfo png_info(const ByteSource& src, const Limits& limits);
 

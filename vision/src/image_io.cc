@@ -10,12 +10,8 @@
 namespace loom::vision {
 namespace {
 
-Format sniff_image(const ByteSource& src, const Limits& limits) {
+Format sniff_image(const ByteSource& src) {
   if (src.size() == 0) throw Error(ErrorCode::kInvalidInput, src.name(), "empty file");
-  if (limits.max_bytes != 0 && src.size() > limits.max_bytes) {
-    throw Error(ErrorCode::kLimitExceeded, src.name(),
-                fmt::format("input of {} bytes exceeds the limit of {} bytes", src.size(), limits.max_bytes));
-  }
   const Format format = sniff_format(src.bytes());
   switch (media_kind(format)) {
     case MediaKind::kImage: break;
@@ -39,12 +35,19 @@ std::string lower_extension(const std::filesystem::path& path) {
 
 }  // namespace
 
+void check_input_size(const ByteSource& src, const Limits& limits) {
+  if (limits.max_bytes != 0 && src.size() > limits.max_bytes) {
+    throw Error(ErrorCode::kLimitExceeded, src.name(),
+                fmt::format("input of {} bytes exceeds the limit of {} bytes", src.size(), limits.max_bytes));
+  }
+}
+
 ImageInfo read_image_info(const ByteSource& src, const Limits& limits) {
-  return sniff_image(src, limits) == Format::kJpeg ? jpeg_info(src, limits) : png_info(src, limits);
+  return sniff_image(src) == Format::kJpeg ? jpeg_info(src, limits) : png_info(src, limits);
 }
 
 Tensor decode_image(const ByteSource& src, const DecodeOptions& options) {
-  return sniff_image(src, options.limits) == Format::kJpeg ? decode_jpeg(src, options) : decode_png(src, options);
+  return sniff_image(src) == Format::kJpeg ? decode_jpeg(src, options) : decode_png(src, options);
 }
 
 Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ bool is_cmyk(J_COLOR_SPACE cs) { return cs == JCS_CMYK || cs == JCS_YCCK; }
 
 // Reads the header (and, when asked, the APP1 marker) of `src` into `d`.
 void read_header(JpegDecompressor& d, const ByteSource& src, const Limits& limits, bool want_exif) {
+  check_input_size(src, limits);
   d.err.max_scans = limits.max_jpeg_scans;
   const bool ok = guarded(d.err, [&] {
     jpeg_mem_src(&d.cinfo, src.data(), static_cast<unsigned long>(src.size()));

@@ -34,6 +34,7 @@ struct Header {
 
 // Starts reading `src` into `r` with loom's limits and reads the header chunks.
 Header open(PngReader& r, const ByteSource& src, const Limits& limits) {
+  check_input_size(src, limits);
   Header h;
   const bool ok = png_guarded(r.err, [&] {
     // libpng's own dimension cap; loom's pixel limit is checked separately with 64-bit arithmetic.
