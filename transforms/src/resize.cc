@@ -1,5 +1,6 @@
-// Separable resize, scalar reference (Pillow's Resample.c algorithm re-derived: per output index a
-// window [xmin, xmin + n) of input indices with normalized filter weights).
+// Separable resize (Pillow's Resample.c algorithm re-derived: per output index a window
+// [xmin, xmin + n) of input indices with normalized filter weights). uint8 runs the Highway kernels
+// of resize_hwy.cc; uint16 and float32 the scalar passes of resize_kernels.h.
 #include "loom/transforms/resize.h"
 
 #include <fmt/format.h>
@@ -9,11 +10,10 @@
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "resize_kernels.h"
 
 namespace loom::transforms {
 namespace {
-
-constexpr int kPrecisionBits = 32 - 8 - 2;  // fixed-point fraction bits of the uint8 path (Pillow's)
 
 double filter_value(Interpolation interp, double x) {
   if (interp == Interpolation::kBox) return x > -0.5 && x <= 0.5 ? 1.0 : 0.0;  // Pillow's half-open box
@@ -38,15 +38,6 @@ double filter_support(Interpolation interp) {
     default: return 0.5;
   }
 }
-
-// Weights of one axis: output i reads inputs [start[i], start[i] + count[i]) with weights
-// w[i * taps + k]; the weights of one output sum to 1.
-struct Coefficients {
-  int taps = 0;
-  std::vector<int> start, count;
-  std::vector<double> w;
-  std::vector<int32_t> fixed;  // w in kPrecisionBits fixed point, rounded half away from zero
-};
 
 Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias) {
   Coefficients c;
@@ -94,71 +85,6 @@ Coefficients make_nearest(int64_t in_size, int64_t out_size) {
   return c;
 }
 
-inline uint8_t clip8(int32_t acc) {
-  return static_cast<uint8_t>(std::clamp(acc >> kPrecisionBits, 0, 255));
-}
-
-// A double-precision sum as the sample type: rounded and clamped for uint16, as is for float.
-template <typename T>
-inline T from_double(double v) {
-  if constexpr (std::is_same_v<T, uint16_t>) {
-    return static_cast<uint16_t>(std::clamp(std::nearbyint(v), 0.0, 65535.0));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-// Horizontal pass over `rows` rows of C interleaved channels: out[y][i] = sum_t in[y][start[i] + t] * w.
-template <int C, typename T>
-void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, const Coefficients& c) {
-  for (int64_t y = 0; y < rows; ++y) {
-    const T* in = src + y * in_w * C;
-    T* out = dst + y * out_w * C;
-    for (int64_t i = 0; i < out_w; ++i) {
-      const T* window = in + static_cast<int64_t>(c.start[i]) * C;
-      const int n = c.count[i];
-      if constexpr (std::is_same_v<T, uint8_t>) {
-        const int32_t* k = &c.fixed[i * c.taps];
-        int32_t acc[C];
-        for (int ch = 0; ch < C; ++ch) acc[ch] = 1 << (kPrecisionBits - 1);
-        for (int t = 0; t < n; ++t)
-          for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
-        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = clip8(acc[ch]);
-      } else {
-        const double* k = &c.w[i * c.taps];
-        double acc[C] = {};
-        for (int t = 0; t < n; ++t)
-          for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
-        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = from_double<T>(acc[ch]);
-      }
-    }
-  }
-}
-
-// Vertical pass, row by row so that every access is sequential: output row i is the weighted sum of
-// input rows start[i] .. start[i] + count[i] - 1, each `len` samples long.
-template <typename T>
-void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) {
-  using Acc = std::conditional_t<std::is_same_v<T, uint8_t>, int32_t, double>;
-  std::vector<Acc> acc(len);
-  for (size_t i = 0; i < c.start.size(); ++i) {
-    std::fill(acc.begin(), acc.end(), std::is_same_v<T, uint8_t> ? Acc(1 << (kPrecisionBits - 1)) : Acc(0));
-    for (int t = 0; t < c.count[i]; ++t) {
-      const T* row = src + (static_cast<int64_t>(c.start[i]) + t) * len;
-      const Acc k = std::is_same_v<T, uint8_t> ? Acc(c.fixed[i * c.taps + t]) : Acc(c.w[i * c.taps + t]);
-      for (int64_t x = 0; x < len; ++x) acc[x] += row[x] * k;
-    }
-    T* out = dst + static_cast<int64_t>(i) * len;
-    for (int64_t x = 0; x < len; ++x) {
-      if constexpr (std::is_same_v<T, uint8_t>) {
-        out[x] = clip8(acc[x]);
-      } else {
-        out[x] = from_double<T>(acc[x]);
-      }
-    }
-  }
-}
-
 // Resizes a contiguous H x W x C (channels interleaved) image.
 template <typename T>
 void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_t out_h, int64_t out_w, int channels,
@@ -183,17 +109,25 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
   if (horizontal_pass) {
     const Coefficients horizontal = coeffs(in_w, out_w);
     T* out = vertical_pass ? (tmp.resize(row * (row_hi - row_lo)), tmp.data()) : dst;
-    switch (channels) {
-      case 1: resample_rows<1>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-      case 2: resample_rows<2>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-      case 3: resample_rows<3>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-      default: resample_rows<4>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      resample_rows_u8(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal);
+    } else {
+      switch (channels) {
+        case 1: resample_rows<1>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+        case 2: resample_rows<2>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+        case 3: resample_rows<3>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+        default: resample_rows<4>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
+      }
     }
     if (!vertical_pass) return;
     rows = tmp.data();
   }
   for (int& s : vertical.start) s -= static_cast<int>(row_lo);
-  resample_columns(rows, dst, static_cast<int64_t>(row), vertical);
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    resample_columns_u8(rows, dst, static_cast<int64_t>(row), vertical);
+  } else {
+    resample_columns(rows, dst, static_cast<int64_t>(row), vertical);
+  }
 }
 
 template <typename T>

@@ -1,0 +1,96 @@
+// The Highway uint8 resize passes equal the scalar reference bit for bit, on every SIMD target this
+// CPU supports, for every channel count, upscales and downscales, and row ends (where the horizontal
+// kernel must not read past the image).
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <random>
+#include <vector>
+
+#include "resize_kernels.h"
+
+namespace loom::transforms {
+namespace {
+
+// Weights as resize.cc builds them: antialiased bilinear or bicubic, `in` -> `out` samples.
+Coefficients weights(int64_t in, int64_t out, bool bicubic) {
+  Coefficients c;
+  const double scale = static_cast<double>(in) / out, fscale = std::max(scale, 1.0);
+  const double support = (bicubic ? 2.0 : 1.0) * fscale;
+  c.taps = static_cast<int>(std::ceil(support)) * 2 + 1;
+  c.start.resize(out);
+  c.count.resize(out);
+  c.fixed.assign(static_cast<size_t>(out) * c.taps, 0);
+  c.w.assign(c.fixed.size(), 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    const double center = (i + 0.5) * scale;
+    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+    c.start[i] = static_cast<int>(lo);
+    c.count[i] = static_cast<int>(hi - lo);
+    double total = 0;
+    for (int k = 0; k < c.count[i]; ++k) {
+      const double x = std::fabs((k + lo - center + 0.5) / fscale);
+      const double w = bicubic ? (x < 1 ? (1.5 * x - 2.5) * x * x + 1 : x < 2 ? (((x - 5) * x + 8) * x - 4) * -0.5 : 0)
+                               : std::max(0.0, 1 - x);
+      c.w[i * c.taps + k] = w;
+      total += w;
+    }
+    for (int k = 0; k < c.count[i]; ++k) {
+      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(c.w[i * c.taps + k] / total * (1 << kPrecisionBits)));
+    }
+  }
+  return c;
+}
+
+template <int C>
+void scalar_rows(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, const Coefficients& c) {
+  resample_rows<C>(src, in_w, dst, out_w, rows, c);
+}
+
+void reference_rows(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
+                    const Coefficients& c) {
+  switch (channels) {
+    case 1: return scalar_rows<1>(src, in_w, dst, out_w, rows, c);
+    case 2: return scalar_rows<2>(src, in_w, dst, out_w, rows, c);
+    case 3: return scalar_rows<3>(src, in_w, dst, out_w, rows, c);
+    default: return scalar_rows<4>(src, in_w, dst, out_w, rows, c);
+  }
+}
+
+TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
+  std::mt19937 rng(3);
+  int checked = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (bool bicubic : {false, true}) {
+      for (auto [in, out] : {std::pair<int64_t, int64_t>{97, 13}, {64, 64}, {13, 97}, {200, 7}, {5, 3}, {3, 40}}) {
+        const Coefficients c = weights(in, out, bicubic);
+        for (int channels = 1; channels <= 4; ++channels) {
+          // Horizontal: 5 rows of `in` pixels -> `out` pixels; the buffer ends exactly at the image.
+          const int64_t rows = 5;
+          std::vector<uint8_t> src(static_cast<size_t>(rows * in * channels));
+          for (auto& v : src) v = static_cast<uint8_t>(rng());
+          std::vector<uint8_t> got(static_cast<size_t>(rows * out * channels)), want(got.size());
+          resample_rows_u8(src.data(), in, got.data(), out, rows, channels, c);
+          reference_rows(src.data(), in, want.data(), out, rows, channels, c);
+          ASSERT_EQ(got, want) << hwy::TargetName(target) << " rows " << in << "->" << out << " C=" << channels;
+        }
+        // Vertical: `in` rows of 37 samples -> `out` rows.
+        const int64_t len = 37;
+        std::vector<uint8_t> src(static_cast<size_t>(in * len));
+        for (auto& v : src) v = static_cast<uint8_t>(rng());
+        std::vector<uint8_t> got(static_cast<size_t>(out * len)), want(got.size());
+        resample_columns_u8(src.data(), got.data(), len, c);
+        resample_columns(src.data(), want.data(), len, c);
+        ASSERT_EQ(got, want) << hwy::TargetName(target) << " columns " << in << "->" << out;
+        ++checked;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(checked, 12);
+}
+
+}  // namespace
+}  // namespace loom::transforms
