@@ -1,15 +1,18 @@
 #!/usr/bin/python3
-"""Plots the results of image_decode.py and convert_resize.py into one PNG (docs/performance_images.png).
+"""Plots the results of image_decode.py, convert_resize.py and resize.py into one PNG (docs/performance_images.png).
 
 Run with Debian's Python: /usr/bin/python3 (python3-matplotlib).
 
-    /usr/bin/python3 bench/plot.py --decode decode.json --convert convert.json [-o docs/performance_images.png]
+    /usr/bin/python3 bench/plot.py --decode decode.json --convert convert.json --resize resize.json \
+        [-o docs/performance_images.png]
 
 Left: single-thread decode throughput per file group (the group's total time of each tool), relative
 to Pillow (Pillow = 1, higher is faster), for loom (HWC and CHW), Pillow and OpenCV.
-Right: `loom convert --resize 256` of large JPEGs vs Pillow with and without draft(), one thread,
-relative to Pillow with draft; loom also less its process start-up (dotted), and on every core
-(hatched), for context.
+Middle: `loom convert --resize 256` of large JPEGs vs Pillow with and without draft(), one thread,
+relative to Pillow with draft; loom also less its process start-up (dotted), Pillow as a command
+(dotted), and loom on every core (hatched), for context.
+Right: uint8 RGB antialiased resize, one thread, relative to Pillow, for loom on each SIMD target and
+OpenCV (INTER_AREA down, INTER_LINEAR up).
 """
 
 import argparse
@@ -29,6 +32,7 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--decode", required=True, help="JSON written by image_decode.py --json")
     p.add_argument("--convert", required=True, help="JSON written by convert_resize.py --json")
+    p.add_argument("--resize", required=True, help="JSON written by resize.py --json")
     p.add_argument("-o", "--output", default=DEFAULT_OUT, help="PNG to write (default: docs/performance_images.png)")
     return p.parse_args()
 
@@ -88,13 +92,35 @@ def plot_convert(ax, convert):
     ax.set_title(f"--resize 256 of {convert['files']} large JPEGs to JPEG q75", fontsize=10)
 
 
+def plot_resize(ax, resize):
+    """Grouped bars per case: throughput relative to Pillow for loom's targets and OpenCV."""
+    targets = list(resize[0]["loom_ms"])
+    series = {f"loom {t}": [r["pillow_ms"] / r["loom_ms"][t] for r in resize] for t in targets}
+    series["Pillow"] = [1.0 for _ in resize]
+    series["OpenCV"] = [r["pillow_ms"] / r["opencv_ms"] for r in resize]
+    shades = ["#08519c", "#3182bd", "#6baed6", "#9ecae1", "#c6dbef", "#deebf7"]
+    width = 0.8 / len(series)
+    for i, (tool, values) in enumerate(series.items()):
+        color = COLORS.get(tool, shades[i % len(shades)])
+        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(resize))]
+        label_bars(ax, ax.bar(xs, values, width, label=tool, color=color))
+    ax.set_xticks(range(len(resize)))
+    ax.set_xticklabels([f"{r['in']}\n-> {r['out']}\n({r['opencv_mode']})" for r in resize], fontsize=8)
+    ax.axhline(1.0, color="gray", lw=0.8, ls=":")
+    ax.set_ylabel("resize throughput relative to Pillow")
+    ax.set_title("uint8 RGB antialiased bilinear resize, one thread", fontsize=10)
+    ax.legend(fontsize=7)
+
+
 def main():
     args = parse_args()
     decode, convert = load(args.decode), load(args.convert)["convert"]
+    resize = load(args.resize)["resize"]
     machine = decode["machine"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [2.2, 1]})
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(18, 4.8), gridspec_kw={"width_ratios": [2.2, 1.2, 2]})
     plot_decode(left, decode)
-    plot_convert(right, convert)
+    plot_convert(middle, convert)
+    plot_resize(right, resize)
     fig.suptitle(f"loom vs Pillow {machine['pillow']} vs OpenCV {machine['opencv']} -- {machine['cpu']}, "
                  f"{machine['cores']} cores, {machine['date'][:10]}", fontsize=10)
     fig.tight_layout()

@@ -21,7 +21,7 @@ results="${2:-$(mktemp -d -t loom-bench-XXXXXX)}"
 mkdir -p "$results"
 py=/usr/bin/python3
 
-for f in "$build/cli/loom" "$build/bench/loom_bench_image_decode"; do
+for f in "$build/cli/loom" "$build/bench/loom_bench_image_decode" "$build/bench/loom_bench_resize"; do
   [[ -x "$f" ]] || { echo "missing $f: build loom first" >&2; exit 1; }
 done
 
@@ -31,7 +31,10 @@ echo "== image decode (results in $results)"
 echo "== convert --resize 256"
 "$py" "$here/convert_resize.py" --loom "$build/cli/loom" \
   --json "$results/convert.json" | tee "$results/convert.txt"
+echo "== resize"
+"$py" "$here/resize.py" --loom-bench "$build/bench/loom_bench_resize" \
+  --json "$results/resize.json" | tee "$results/resize.txt"
 echo "== plot"
-"$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" \
+"$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
   -o "$here/../docs/performance_images.png"
 echo "results: $results"

@@ -12,35 +12,8 @@
 namespace loom::transforms {
 namespace {
 
-// Weights as resize.cc builds them: antialiased bilinear or bicubic, `in` -> `out` samples.
 Coefficients weights(int64_t in, int64_t out, bool bicubic) {
-  Coefficients c;
-  const double scale = static_cast<double>(in) / out, fscale = std::max(scale, 1.0);
-  const double support = (bicubic ? 2.0 : 1.0) * fscale;
-  c.taps = static_cast<int>(std::ceil(support)) * 2 + 1;
-  c.start.resize(out);
-  c.count.resize(out);
-  c.fixed.assign(static_cast<size_t>(out) * c.taps, 0);
-  c.w.assign(c.fixed.size(), 0.0);
-  for (int64_t i = 0; i < out; ++i) {
-    const double center = (i + 0.5) * scale;
-    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
-    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
-    c.start[i] = static_cast<int>(lo);
-    c.count[i] = static_cast<int>(hi - lo);
-    double total = 0;
-    for (int k = 0; k < c.count[i]; ++k) {
-      const double x = std::fabs((k + lo - center + 0.5) / fscale);
-      const double w = bicubic ? (x < 1 ? (1.5 * x - 2.5) * x * x + 1 : x < 2 ? (((x - 5) * x + 8) * x - 4) * -0.5 : 0)
-                               : std::max(0.0, 1 - x);
-      c.w[i * c.taps + k] = w;
-      total += w;
-    }
-    for (int k = 0; k < c.count[i]; ++k) {
-      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(c.w[i * c.taps + k] / total * (1 << kPrecisionBits)));
-    }
-  }
-  return c;
+  return make_coefficients(in, out, bicubic ? Interpolation::kBicubic : Interpolation::kBilinear, /*antialias=*/true);
 }
 
 template <int C>

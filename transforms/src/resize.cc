@@ -39,37 +39,6 @@ double filter_support(Interpolation interp) {
   }
 }
 
-Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias) {
-  Coefficients c;
-  const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
-  const double filter_scale = antialias ? std::max(scale, 1.0) : 1.0;
-  const double support = filter_support(interp) * filter_scale;
-  c.taps = static_cast<int>(std::ceil(support)) * 2 + 1;
-  c.start.resize(out_size);
-  c.count.resize(out_size);
-  c.w.assign(static_cast<size_t>(out_size) * c.taps, 0.0);
-  c.fixed.assign(c.w.size(), 0);
-  for (int64_t i = 0; i < out_size; ++i) {
-    const double center = (static_cast<double>(i) + 0.5) * scale;
-    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
-    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in_size);
-    const int n = static_cast<int>(std::min<int64_t>(hi - lo, c.taps));
-    double* w = &c.w[i * c.taps];
-    double total = 0.0;
-    for (int k = 0; k < n; ++k) {
-      w[k] = filter_value(interp, (static_cast<double>(k + lo) - center + 0.5) / filter_scale);
-      total += w[k];
-    }
-    for (int k = 0; k < n; ++k) {
-      if (total != 0.0) w[k] /= total;
-      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(w[k] * (1 << kPrecisionBits)));
-    }
-    c.start[i] = static_cast<int>(lo);
-    c.count[i] = n;
-  }
-  return c;
-}
-
 // Nearest: one tap of weight 1 at floor(i * scale).
 Coefficients make_nearest(int64_t in_size, int64_t out_size) {
   Coefficients c;
@@ -152,6 +121,37 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
 }
 
 }  // namespace
+
+Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias) {
+  Coefficients c;
+  const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
+  const double filter_scale = antialias ? std::max(scale, 1.0) : 1.0;
+  const double support = filter_support(interp) * filter_scale;
+  c.taps = static_cast<int>(std::ceil(support)) * 2 + 1;
+  c.start.resize(out_size);
+  c.count.resize(out_size);
+  c.w.assign(static_cast<size_t>(out_size) * c.taps, 0.0);
+  c.fixed.assign(c.w.size(), 0);
+  for (int64_t i = 0; i < out_size; ++i) {
+    const double center = (static_cast<double>(i) + 0.5) * scale;
+    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in_size);
+    const int n = static_cast<int>(std::min<int64_t>(hi - lo, c.taps));
+    double* w = &c.w[i * c.taps];
+    double total = 0.0;
+    for (int k = 0; k < n; ++k) {
+      w[k] = filter_value(interp, (static_cast<double>(k + lo) - center + 0.5) / filter_scale);
+      total += w[k];
+    }
+    for (int k = 0; k < n; ++k) {
+      if (total != 0.0) w[k] /= total;
+      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(w[k] * (1 << kPrecisionBits)));
+    }
+    c.start[i] = static_cast<int>(lo);
+    c.count[i] = n;
+  }
+  return c;
+}
 
 Size size_for_shorter_side(Size in, int64_t shorter) {
   if (in.height <= 0 || in.width <= 0 || shorter <= 0) {

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/transforms/resize.h"
+
 namespace loom::transforms {
 
 constexpr int kPrecisionBits = 32 - 8 - 2;  // fixed-point fraction bits of the uint8 path (Pillow's)
@@ -85,6 +87,10 @@ void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) 
     }
   }
 }
+
+// Weights for resizing an axis of `in_size` samples to `out_size` with `interp` (not kNearest),
+// widened by the scale factor when downscaling with `antialias`.
+Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias);
 
 // SIMD passes for uint8 (Highway dynamic dispatch; resize_hwy.cc). Same arguments and bit-exact the
 // same results as resample_rows<C, uint8_t> and resample_columns<uint8_t>.

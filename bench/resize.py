@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""uint8 RGB antialiased resize, one thread: loom (per SIMD target) vs Pillow 9.4 vs OpenCV 4.6.
+
+Run with Debian's Python: /usr/bin/python3 (python3-pil, python3-opencv, python3-numpy).
+
+    /usr/bin/python3 bench/resize.py --loom-bench build/bench/loom_bench_resize [--json out.json]
+
+The same synthetic RGB image (smooth pattern plus noise, benchlib.synthetic_rgb) goes to every tool:
+  loom     transforms::resize, antialiased bilinear, HWC, timed in C++ (loom_bench_resize) for each
+           Highway target of this CPU (AVX3 = AVX-512, AVX2, SSE4, SSSE3, SCALAR = scalar reference)
+  Pillow   Image.resize(size, Image.BILINEAR) (always antialiased; loom's reference, within 1)
+  OpenCV   cv2.resize with INTER_AREA for downscales and INTER_LINEAR for upscales,
+           cv2.setNumThreads(1)
+Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom
+time on the best target (> 1: loom is faster).
+"""
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+
+import cv2
+from PIL import Image
+
+import benchlib
+
+CASES = [((1920, 1080), (224, 224)), ((512, 512), (224, 224)), ((1920, 1080), (640, 360)),
+         ((224, 224), (512, 512))]
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--loom-bench", required=True, help="path of loom_bench_resize")
+    p.add_argument("--json", help="also write the results as JSON here")
+    return p.parse_args()
+
+
+def loom_times(bench, image, out_sizes):
+    """{(target, out): ms} from loom_bench_resize on `image` (H x W x 3 uint8)."""
+    with tempfile.NamedTemporaryFile(suffix=".rgb") as raw:
+        raw.write(image.tobytes())
+        raw.flush()
+        h, w, _ = image.shape
+        out = subprocess.run([bench, raw.name, str(w), str(h), *[f"{ow}x{oh}" for ow, oh in out_sizes]],
+                             capture_output=True, text=True, check=True).stdout
+    return {(r["target"], r["out"]): r["ms"] for r in map(json.loads, out.splitlines())}
+
+
+def main():
+    args = parse_args()
+    cv2.setNumThreads(1)
+    rows = []
+    for (w, h), (ow, oh) in CASES:
+        image = benchlib.synthetic_rgb(w, h)
+        pil = Image.fromarray(image)
+        interp = cv2.INTER_AREA if ow < w else cv2.INTER_LINEAR
+        pillow_ms = benchlib.median_seconds(lambda: pil.resize((ow, oh), Image.BILINEAR), warmup=0.1) * 1e3
+        opencv_ms = benchlib.median_seconds(lambda: cv2.resize(image, (ow, oh), interpolation=interp), warmup=0.1) * 1e3
+        loom = loom_times(args.loom_bench, image, [(ow, oh)])
+        targets = {t: ms for (t, _), ms in loom.items()}
+        best_target = min(targets, key=targets.get)
+        rows.append({"in": f"{w}x{h}", "out": f"{ow}x{oh}", "loom_ms": targets, "best_target": best_target,
+                     "pillow_ms": pillow_ms, "opencv_ms": opencv_ms,
+                     "opencv_mode": "INTER_AREA" if interp == cv2.INTER_AREA else "INTER_LINEAR"})
+    targets = list(rows[0]["loom_ms"])
+    print("uint8 RGB antialiased bilinear resize, one thread (ms; ratio = peer / loom best target)")
+    print(f"{'case':<22}" + "".join(f"{'loom ' + t:>12}" for t in targets) +
+          f"{'Pillow':>10}{'OpenCV':>10}{'Pillow/loom':>13}{'OpenCV/loom':>13}")
+    for r in rows:
+        best = r["loom_ms"][r["best_target"]]
+        print(f"{r['in'] + ' -> ' + r['out']:<22}" + "".join(f"{r['loom_ms'][t]:12.3f}" for t in targets) +
+              f"{r['pillow_ms']:10.3f}{r['opencv_ms']:10.3f}{r['pillow_ms'] / best:13.2f}"
+              f"{r['opencv_ms'] / best:13.2f}  ({r['opencv_mode']})")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"machine": benchlib.machine_info(), "resize": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

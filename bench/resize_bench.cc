@@ -1,0 +1,72 @@
+// loom_bench_resize: single-thread uint8 RGB resize time with loom::transforms, per Highway target.
+//
+// Usage: loom_bench_resize RAW_RGB WIDTH HEIGHT OUT_WxH [OUT_WxH ...]
+//
+// RAW_RGB holds WIDTH x HEIGHT x 3 bytes (HWC), written by bench/resize.py so that every tool resizes
+// the same pixels. For each output size and each SIMD target this CPU supports (Highway's names:
+// AVX3 = AVX-512, AVX2, SSE4, ..., SCALAR = the scalar reference), antialiased bilinear resize runs
+// untimed for 0.1 s, then the median of enough runs to take 0.2 s is printed as one JSON line:
+//   {"target": "AVX3", "in": "1920x1080", "out": "224x224", "ms": 1.23}
+#include <fmt/format.h>
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "loom/transforms/resize.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Median seconds of one call of fn, over repetitions filling 0.2 s after 0.1 s of warm-up.
+template <typename Fn>
+double median_seconds(Fn&& fn) {
+  for (auto t0 = Clock::now(); seconds_since(t0) < 0.1;) fn();
+  std::vector<double> times;
+  for (auto t0 = Clock::now(); seconds_since(t0) < 0.2 || times.size() < 5;) {
+    const auto t = Clock::now();
+    fn();
+    times.push_back(seconds_since(t));
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s RAW_RGB WIDTH HEIGHT OUT_WxH [OUT_WxH ...]\n", argv[0]);
+    return 2;
+  }
+  const int width = std::stoi(argv[2]), height = std::stoi(argv[3]);
+  std::ifstream in(argv[1], std::ios::binary);
+  loom::Tensor image = loom::Tensor::empty({height, width, 3}, loom::DType::kUInt8);
+  in.read(reinterpret_cast<char*>(image.data()), static_cast<std::streamsize>(image.nbytes()));
+  if (in.gcount() != static_cast<std::streamsize>(image.nbytes())) {
+    std::fprintf(stderr, "%s: expected %zu bytes\n", argv[1], image.nbytes());
+    return 2;
+  }
+  loom::transforms::ResizeOptions options;
+  options.layout = loom::vision::Layout::kHWC;
+  for (int a = 4; a < argc; ++a) {
+    int out_w = 0, out_h = 0;
+    if (std::sscanf(argv[a], "%dx%d", &out_w, &out_h) != 2) return 2;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      const double s = median_seconds([&] { (void)loom::transforms::resize(image, {out_h, out_w}, options); });
+      std::puts(fmt::format(R"({{"target": "{}", "in": "{}x{}", "out": "{}x{}", "ms": {:.4f}}})",
+                            hwy::TargetName(target), width, height, out_w, out_h, s * 1e3)
+                    .c_str());
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
+  return 0;
+}
