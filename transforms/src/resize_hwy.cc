@@ -13,6 +13,43 @@
 
 #include "resize_kernels.h"
 
+#ifndef LOOM_TRANSFORMS_RESIZE_HWY_SHARED_
+#define LOOM_TRANSFORMS_RESIZE_HWY_SHARED_  // target-independent helpers, defined once
+namespace loom::transforms {
+
+// Horizontal-pass weights laid out vector by vector: a window's pixels are `stride` samples apart
+// (channels 0..channels-1 used), read `used` samples per vector of `lanes` i32 lanes; sample s of
+// output i's window is multiplied by values[(i * chunks_max + s / used) * lanes + s % used] (0 past
+// the window, in unused lanes and in padding channels). chunks[i]: vectors that cover output i.
+struct ExpandedWeights {
+  int chunks_max = 0;
+  std::vector<int> chunks;
+  hwy::AlignedFreeUniquePtr<int32_t[]> values;
+};
+
+inline ExpandedWeights expand_weights(const Coefficients& c, int64_t out_w, int lanes, int used, int stride,
+                                      int channels) {
+  ExpandedWeights e;
+  e.chunks_max = (c.taps * stride + used - 1) / used;
+  const size_t size = static_cast<size_t>(out_w) * e.chunks_max * lanes;
+  e.values = hwy::AllocateAligned<int32_t>(size);
+  std::fill(e.values.get(), e.values.get() + size, 0);
+  e.chunks.resize(out_w);
+  for (int64_t i = 0; i < out_w; ++i) {
+    e.chunks[i] = (c.count[i] * stride + used - 1) / used;
+    for (int t = 0; t < c.count[i]; ++t) {
+      for (int ch = 0; ch < channels; ++ch) {
+        const int s = t * stride + ch;
+        e.values[(i * e.chunks_max + s / used) * lanes + s % used] = c.fixed[i * c.taps + t];
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace loom::transforms
+#endif  // LOOM_TRANSFORMS_RESIZE_HWY_SHARED_
+
 HWY_BEFORE_NAMESPACE();
 namespace loom::transforms::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -28,19 +65,7 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
     resample_rows<C>(src, in_w, dst, out_w, rows, c);
     return;
   }
-  // Weights expanded to one per sample, vector by vector: expanded[(i * chunks_max + j) * lanes + l]
-  // multiplies sample j * used + l of output i's window (0 past the window and in unused lanes).
-  const int chunks_max = (c.taps * C + used - 1) / used;
-  auto expanded = hwy::AllocateAligned<int32_t>(static_cast<size_t>(out_w) * chunks_max * lanes);
-  std::fill(expanded.get(), expanded.get() + static_cast<size_t>(out_w) * chunks_max * lanes, 0);
-  std::vector<int> chunks(out_w);
-  for (int64_t i = 0; i < out_w; ++i) {
-    const int samples = c.count[i] * C;
-    chunks[i] = (samples + used - 1) / used;
-    for (int s = 0; s < samples; ++s) {
-      expanded[(i * chunks_max + s / used) * lanes + s % used] = c.fixed[i * c.taps + s / C];
-    }
-  }
+  const ExpandedWeights w = expand_weights(c, out_w, lanes, used, /*stride=*/C, /*channels=*/C);
   HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
   const int64_t row_bytes = in_w * C;
   for (int64_t y = 0; y < rows; ++y) {
@@ -51,7 +76,7 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
     uint8_t* out = dst + y * out_w * C;
     for (int64_t i = 0; i < out_w; ++i) {
       const int64_t offset = static_cast<int64_t>(c.start[i]) * C;
-      if (offset + static_cast<int64_t>(chunks[i] - 1) * used + lanes > readable) {
+      if (offset + static_cast<int64_t>(w.chunks[i] - 1) * used + lanes > readable) {
         // Near the end of the image: the scalar reference for this one pixel.
         const int32_t* k = &c.fixed[i * c.taps];
         for (int ch = 0; ch < C; ++ch) {
@@ -62,9 +87,9 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
         continue;
       }
       const uint8_t* window = in + offset;
-      const int32_t* k = expanded.get() + i * chunks_max * lanes;
+      const int32_t* k = w.values.get() + i * w.chunks_max * lanes;
       auto acc = hn::Zero(d32);
-      for (int j = 0; j < chunks[i]; ++j) {
+      for (int j = 0; j < w.chunks[i]; ++j) {
         const auto samples = hn::PromoteTo(d32, hn::LoadU(d8, window + j * used));
         acc = hn::Add(acc, hn::Mul(samples, hn::Load(d32, k + j * lanes)));
       }
@@ -94,18 +119,9 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
     resample_rows<C>(src, in_w, dst, out_w, rows, c);
     return;
   }
-  const int taps_per_vector = lanes / 4;
-  const int chunks_max = (c.taps + taps_per_vector - 1) / taps_per_vector;
-  auto expanded = hwy::AllocateAligned<int32_t>(static_cast<size_t>(out_w) * chunks_max * lanes);
-  std::fill(expanded.get(), expanded.get() + static_cast<size_t>(out_w) * chunks_max * lanes, 0);
-  std::vector<int> chunks(out_w);
-  for (int64_t i = 0; i < out_w; ++i) {
-    chunks[i] = (c.count[i] + taps_per_vector - 1) / taps_per_vector;
-    for (int t = 0; t < c.count[i]; ++t)
-      for (int ch = 0; ch < C; ++ch) expanded[i * chunks_max * lanes + t * 4 + ch] = c.fixed[i * c.taps + t];
-  }
+  const ExpandedWeights w = expand_weights(c, out_w, lanes, /*used=*/lanes, /*stride=*/4, /*channels=*/C);
   // One widened row plus room for the last window's whole vectors.
-  const size_t padded = static_cast<size_t>(in_w + static_cast<int64_t>(chunks_max) * taps_per_vector + lanes) * 4;
+  const size_t padded = static_cast<size_t>(in_w + static_cast<int64_t>(w.chunks_max) * lanes / 4 + lanes) * 4;
   auto rgbx = hwy::AllocateAligned<uint8_t>(padded);
   std::fill(rgbx.get(), rgbx.get() + padded, 0);
   HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
@@ -132,9 +148,9 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
     uint8_t* out = dst + y * out_w * C;
     for (int64_t i = 0; i < out_w; ++i) {
       const uint8_t* window = rgbx.get() + static_cast<int64_t>(c.start[i]) * 4;
-      const int32_t* k = expanded.get() + i * chunks_max * lanes;
+      const int32_t* k = w.values.get() + i * w.chunks_max * lanes;
       auto acc = hn::Zero(d32);
-      for (int j = 0; j < chunks[i]; ++j) {
+      for (int j = 0; j < w.chunks[i]; ++j) {
         const auto samples = hn::PromoteTo(d32, hn::LoadU(d8, window + j * lanes));
         acc = hn::Add(acc, hn::Mul(samples, hn::Load(d32, k + j * lanes)));
       }
