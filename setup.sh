@@ -5,7 +5,8 @@
 #   ./setup.sh          set up and build
 #   ./setup.sh demo     ... then run the demo (generated media, batch-preprocessed by the CLI)
 #   ./setup.sh test     ... then run the whole test suite: the Release tests, the same tests under
-#                       ASan + UBSan, the multi-threaded ones under TSan, and each fuzzer for a while
+#                       ASan + UBSan, the multi-threaded ones under TSan, the SIMD kernels cross-built
+#                       for aarch64 under qemu, and each fuzzer for a while
 #
 # Environment: BUILD_DIR (default: build), LOOM_MEDIA_DIR (default: ../shared/media),
 # CMAKE_ARGS (extra configure arguments), LOOM_FUZZ_SECONDS (per fuzzer, default 60).
@@ -21,6 +22,8 @@ PACKAGES=(
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
   # tests, sanitizers, fuzzers and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+  # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)
+  g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libfmt-dev:arm64
   # demo media and reference tools for the parity checks
   ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
 )
@@ -34,6 +37,8 @@ install_packages() {
   echo "setup: installing ${missing[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
+  # The :arm64 packages need the architecture enabled (multiarch) before the update.
+  dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
@@ -60,6 +65,7 @@ run_tests() {
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
   sanitized asan
   sanitized tsan
+  scripts/cross_neon.sh
   echo "== fuzzers"
   scripts/fuzz.sh "${LOOM_FUZZ_SECONDS:-60}"
 }

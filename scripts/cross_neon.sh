@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Cross-compiles loom's Highway SIMD kernels and their tests for aarch64 and runs them under
+# qemu-user, so that the NEON (and SVE/SVE2, which qemu emulates) code paths are checked against the
+# scalar references on every target Highway generates there. Needs Debian's g++-aarch64-linux-gnu,
+# qemu-user and the arm64 builds of libhwy-dev, libgtest-dev and libfmt-dev (setup.sh installs them).
+# Highway 1.0.3 with this g++ needs -march=armv8-a+crypto for its NEON target.
+#   scripts/cross_neon.sh [OUT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-build-aarch64}
+mkdir -p "$out"
+sources=(
+  codec/src/error.cc codec/src/tensor.cc
+  transforms/src/resize.cc transforms/src/resize_hwy.cc vision/src/deinterleave_hwy.cc
+  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/vision/deinterleave_test.cc
+)
+echo "== aarch64 SIMD kernels under qemu"
+aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto \
+  -Icodec/include -Ivision/include -Itransforms/include -Itransforms/src -Ivision/src -Itests/common \
+  -DLOOM_MEDIA_DIR=\"/nonexistent\" "${sources[@]}" -lgtest_main -lgtest -lhwy -lfmt -lpthread \
+  -o "$out/simd_tests"
+qemu-aarch64 -L /usr/aarch64-linux-gnu "$out/simd_tests" --gtest_brief=1
