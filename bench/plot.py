@@ -48,6 +48,16 @@ def label_bars(ax, bars):
                     ha="center", va="bottom", fontsize=7)
 
 
+def grouped_bars(ax, series, count, colors):
+    """One group of bars per x position (count of them), one bar per series entry."""
+    width = 0.8 / len(series)
+    for i, (tool, values) in enumerate(series.items()):
+        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(count)]
+        label_bars(ax, ax.bar(xs, values, width, label=tool, color=colors(i, tool)))
+    ax.set_xticks(range(count))
+    ax.axhline(1.0, color="gray", lw=0.8, ls=":")
+
+
 def plot_decode(ax, decode):
     """Grouped bars: throughput relative to Pillow (Pillow time / tool time) per file group."""
     groups = decode["groups"]
@@ -60,13 +70,8 @@ def plot_decode(ax, decode):
         "OpenCV": [(g["pillow_s"] / g["loom_s"]) * (g["loom_s_opencv_files"] / g["opencv_s"]) if g["opencv_s"] else 0
                    for g in groups.values()],
     }
-    width = 0.8 / len(series)
-    for i, (tool, values) in enumerate(series.items()):
-        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(names))]
-        label_bars(ax, ax.bar(xs, values, width, label=tool, color=COLORS[tool]))
-    ax.set_xticks(range(len(names)))
+    grouped_bars(ax, series, len(names), lambda i, tool: COLORS[tool])
     ax.set_xticklabels([f"{n}\n{groups[n]['files']} files, {groups[n]['megapixels']:.1f} MP" for n in names], fontsize=8)
-    ax.axhline(1.0, color="gray", lw=0.8, ls=":")
     ax.set_ylabel("decode throughput relative to Pillow (higher is faster)")
     ax.set_title("JPEG/PNG decode to RGB uint8, one thread", fontsize=10)
     ax.legend(fontsize=8)
@@ -99,14 +104,8 @@ def plot_resize(ax, resize):
     series["Pillow"] = [1.0 for _ in resize]
     series["OpenCV"] = [r["pillow_ms"] / r["opencv_ms"] for r in resize]
     shades = ["#08519c", "#3182bd", "#6baed6", "#9ecae1", "#c6dbef", "#deebf7"]
-    width = 0.8 / len(series)
-    for i, (tool, values) in enumerate(series.items()):
-        color = COLORS.get(tool, shades[i % len(shades)])
-        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(resize))]
-        label_bars(ax, ax.bar(xs, values, width, label=tool, color=color))
-    ax.set_xticks(range(len(resize)))
+    grouped_bars(ax, series, len(resize), lambda i, tool: COLORS.get(tool, shades[i % len(shades)]))
     ax.set_xticklabels([f"{r['in']}\n-> {r['out']}\n({r['opencv_mode']})" for r in resize], fontsize=8)
-    ax.axhline(1.0, color="gray", lw=0.8, ls=":")
     ax.set_ylabel("resize throughput relative to Pillow")
     ax.set_title("uint8 RGB antialiased bilinear resize, one thread", fontsize=10)
     ax.legend(fontsize=7)

@@ -41,6 +41,14 @@ void check_shape(std::span<const int64_t> shape) {
 }
 
 // Number of elements; shapes are checked (check_shape) so that this cannot overflow.
+// dst[i * ds] = src[i * ss] for i < n, strides in elements of E.
+template <typename E>
+void copy_run(std::byte* dst, const std::byte* src, int64_t n, int64_t ds, int64_t ss) {
+  auto* d = reinterpret_cast<E*>(dst);
+  const auto* s = reinterpret_cast<const E*>(src);
+  for (int64_t i = 0; i < n; ++i) d[i * ds] = s[i * ss];
+}
+
 int64_t count(std::span<const int64_t> shape) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
@@ -243,8 +251,14 @@ void Tensor::copy_from(const Tensor& src) const {
           auto* s = static_cast<const std::byte*>(src.data_) + i0 * ss[0] + i1 * ss[1] + i2 * ss[2] + i3 * ss[3];
           if (run) {
             std::memcpy(d, s, inner * esize);
-          } else {
-            for (int64_t i = 0; i < inner; ++i) std::memcpy(d + i * dsi, s + i * ssi, esize);
+            continue;
+          }
+          const int64_t de = dsi / esize, se = ssi / esize;  // element strides of the inner dimension
+          switch (esize) {
+            case 1: copy_run<uint8_t>(d, s, inner, de, se); break;
+            case 2: copy_run<uint16_t>(d, s, inner, de, se); break;
+            case 4: copy_run<uint32_t>(d, s, inner, de, se); break;
+            default: copy_run<uint64_t>(d, s, inner, de, se); break;
           }
         }
 }

@@ -16,21 +16,6 @@ Coefficients weights(int64_t in, int64_t out, bool bicubic) {
   return make_coefficients(in, out, bicubic ? Interpolation::kBicubic : Interpolation::kBilinear, /*antialias=*/true);
 }
 
-template <int C>
-void scalar_rows(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, const Coefficients& c) {
-  resample_rows<C>(src, in_w, dst, out_w, rows, c);
-}
-
-void reference_rows(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                    const Coefficients& c) {
-  switch (channels) {
-    case 1: return scalar_rows<1>(src, in_w, dst, out_w, rows, c);
-    case 2: return scalar_rows<2>(src, in_w, dst, out_w, rows, c);
-    case 3: return scalar_rows<3>(src, in_w, dst, out_w, rows, c);
-    default: return scalar_rows<4>(src, in_w, dst, out_w, rows, c);
-  }
-}
-
 TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   std::mt19937 rng(3);
   int checked = 0;
@@ -46,7 +31,7 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
           for (auto& v : src) v = static_cast<uint8_t>(rng());
           std::vector<uint8_t> got(static_cast<size_t>(rows * out * channels)), want(got.size());
           resample_rows_u8(src.data(), in, got.data(), out, rows, channels, c);
-          reference_rows(src.data(), in, want.data(), out, rows, channels, c);
+          resample_rows(src.data(), in, want.data(), out, rows, channels, c);
           ASSERT_EQ(got, want) << hwy::TargetName(target) << " rows " << in << "->" << out << " C=" << channels;
         }
         // Vertical: `in` rows of 37 samples -> `out` rows.

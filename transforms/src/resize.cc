@@ -81,12 +81,7 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
     if constexpr (std::is_same_v<T, uint8_t>) {
       resample_rows_u8(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal);
     } else {
-      switch (channels) {
-        case 1: resample_rows<1>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-        case 2: resample_rows<2>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-        case 3: resample_rows<3>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-        default: resample_rows<4>(rows, in_w, out, out_w, row_hi - row_lo, horizontal); break;
-      }
+      resample_rows(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal);
     }
     if (!vertical_pass) return;
     rows = tmp.data();

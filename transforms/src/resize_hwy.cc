@@ -54,11 +54,24 @@ HWY_BEFORE_NAMESPACE();
 namespace loom::transforms::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// sum_j samples(window + j * step) * weights(k + j * lanes) over `chunks` vectors: one output pixel's
+// window against its expanded weights (see ExpandedWeights), in i32 lanes.
+template <class D32>
+hn::Vec<D32> WindowProducts(D32 d32, const uint8_t* HWY_RESTRICT window, int step, const int32_t* HWY_RESTRICT k,
+                            int chunks) {
+  const hn::Rebind<uint8_t, D32> d8;
+  const int lanes = static_cast<int>(hn::Lanes(d32));
+  auto acc = hn::Zero(d32);
+  for (int j = 0; j < chunks; ++j) {
+    acc = hn::Add(acc, hn::Mul(hn::PromoteTo(d32, hn::LoadU(d8, window + j * step)), hn::Load(d32, k + j * lanes)));
+  }
+  return acc;
+}
+
 template <int C>
 void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRICT dst, int64_t out_w, int64_t rows,
                 const Coefficients& c) {
   const hn::ScalableTag<int32_t> d32;
-  const hn::Rebind<uint8_t, decltype(d32)> d8;
   const int lanes = static_cast<int>(hn::Lanes(d32));
   const int used = lanes / C * C;  // lanes per vector that hold samples
   if (used == 0) {                 // a vector narrower than one pixel (HWY_SCALAR)
@@ -86,14 +99,8 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
         }
         continue;
       }
-      const uint8_t* window = in + offset;
       const int32_t* k = w.values.get() + i * w.chunks_max * lanes;
-      auto acc = hn::Zero(d32);
-      for (int j = 0; j < w.chunks[i]; ++j) {
-        const auto samples = hn::PromoteTo(d32, hn::LoadU(d8, window + j * used));
-        acc = hn::Add(acc, hn::Mul(samples, hn::Load(d32, k + j * lanes)));
-      }
-      hn::Store(acc, d32, sums);
+      hn::Store(WindowProducts(d32, in + offset, used, k, w.chunks[i]), d32, sums);
       for (int ch = 0; ch < C; ++ch) {
         int32_t total = 1 << (kPrecisionBits - 1);
         for (int l = ch; l < used; l += C) total += sums[l];
@@ -111,7 +118,6 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
               const Coefficients& c) {
   static_assert(C == 3 || C == 4);
   const hn::ScalableTag<int32_t> d32;
-  const hn::Rebind<uint8_t, decltype(d32)> d8;
   const hn::CappedTag<int32_t, 4> d4;
   const hn::Rebind<uint8_t, decltype(d4)> d4u8;
   const int lanes = static_cast<int>(hn::Lanes(d32));
@@ -149,12 +155,7 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
     for (int64_t i = 0; i < out_w; ++i) {
       const uint8_t* window = rgbx.get() + static_cast<int64_t>(c.start[i]) * 4;
       const int32_t* k = w.values.get() + i * w.chunks_max * lanes;
-      auto acc = hn::Zero(d32);
-      for (int j = 0; j < w.chunks[i]; ++j) {
-        const auto samples = hn::PromoteTo(d32, hn::LoadU(d8, window + j * lanes));
-        acc = hn::Add(acc, hn::Mul(samples, hn::Load(d32, k + j * lanes)));
-      }
-      hn::Store(acc, d32, sums);
+      hn::Store(WindowProducts(d32, window, lanes, k, w.chunks[i]), d32, sums);
       auto pixel = hn::Add(half, hn::Load(d4, sums));
       for (int block = 4; block < lanes; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
       const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRight<kPrecisionBits>(pixel));  // clip8 on 4 lanes

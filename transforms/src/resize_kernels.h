@@ -64,6 +64,18 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
   }
 }
 
+// resample_rows<C, T> with the channel count chosen at run time (1..4).
+template <typename T>
+void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, int channels,
+                   const Coefficients& c) {
+  switch (channels) {
+    case 1: return resample_rows<1>(src, in_w, dst, out_w, rows, c);
+    case 2: return resample_rows<2>(src, in_w, dst, out_w, rows, c);
+    case 3: return resample_rows<3>(src, in_w, dst, out_w, rows, c);
+    default: return resample_rows<4>(src, in_w, dst, out_w, rows, c);
+  }
+}
+
 // Scalar reference. Vertical pass, row by row so that every access is sequential: output row i is the weighted sum of
 // input rows start[i] .. start[i] + count[i] - 1, each `len` samples long.
 template <typename T>
