@@ -7,6 +7,9 @@
 // AVX3 = AVX-512, AVX2, SSE4, ..., SCALAR = the scalar reference), antialiased bilinear resize runs
 // untimed for 0.1 s, then the median of enough runs to take 0.2 s is printed as one JSON line:
 //   {"target": "AVX3", "in": "1920x1080", "out": "224x224", "ms": 1.23}
+// Then the same image as float32 CHW in [0, 1] (torch's layout; the float path is scalar, so one
+// line with every target enabled):
+//   {"dtype": "float32", "layout": "CHW", "in": "1920x1080", "out": "224x224", "ms": 4.56}
 #include <fmt/format.h>
 #include <hwy/targets.h>
 
@@ -56,6 +59,12 @@ int main(int argc, char** argv) {
   }
   loom::transforms::ResizeOptions options;
   options.layout = loom::vision::Layout::kHWC;
+  loom::Tensor chw = loom::Tensor::empty({3, height, width}, loom::DType::kFloat32);
+  for (int64_t c = 0; c < 3; ++c)
+    for (int64_t i = 0; i < int64_t{height} * width; ++i)
+      chw.data<float>()[c * height * width + i] = static_cast<float>(image.data<uint8_t>()[i * 3 + c]) / 255.0f;
+  loom::transforms::ResizeOptions chw_options;
+  chw_options.layout = loom::vision::Layout::kCHW;
   for (int a = 4; a < argc; ++a) {
     int out_w = 0, out_h = 0;
     if (std::sscanf(argv[a], "%dx%d", &out_w, &out_h) != 2) return 2;
@@ -67,6 +76,10 @@ int main(int argc, char** argv) {
                     .c_str());
     }
     hwy::SetSupportedTargetsForTest(0);
+    const double s = median_seconds([&] { (void)loom::transforms::resize(chw, {out_h, out_w}, chw_options); });
+    std::puts(fmt::format(R"({{"dtype": "float32", "layout": "CHW", "in": "{}x{}", "out": "{}x{}", "ms": {:.4f}}})",
+                          width, height, out_w, out_h, s * 1e3)
+                  .c_str());
   }
   return 0;
 }

@@ -1,9 +1,12 @@
-// Resize: analytic expectations (constant images, identity, box averages, nearest indices) and the
-// shorter-side rule. Parity with Pillow is checked through the CLI in tests/parity.
+// Resize: analytic expectations (constant images, identity, box averages, nearest indices, torch's
+// non-antialiased border rule) and the shorter-side rule. Parity with Pillow and torch on the same
+// inputs is in resize_parity_test.cc, and through the CLI in tests/parity.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <utility>
 
 #include "loom/codec/error.h"
 #include "loom/transforms/resize.h"
@@ -34,11 +37,13 @@ ResizeOptions hwc(Interpolation interp, bool antialias = true) {
 }
 
 TEST(Resize, ConstantImageStaysConstant) {
-  for (Interpolation interp : {Interpolation::kNearest, Interpolation::kBilinear, Interpolation::kBicubic, Interpolation::kBox}) {
+  for (Interpolation interp : {Interpolation::kNearest, Interpolation::kNearestExact, Interpolation::kBilinear,
+                               Interpolation::kBicubic, Interpolation::kBox}) {
     Tensor t = Tensor::empty({40, 60, 3}, DType::kUInt8);
     std::fill_n(t.data<uint8_t>(), t.numel(), uint8_t{77});
-    for (Size s : {Size{13, 17}, Size{97, 143}, Size{40, 60}}) {
-      const Tensor r = resize(t, s, hwc(interp));
+    for (auto [s, antialias] : {std::pair{Size{13, 17}, true}, {Size{97, 143}, true}, {Size{40, 60}, true},
+                                {Size{13, 17}, false}, {Size{97, 143}, false}}) {
+      const Tensor r = resize(t, s, hwc(interp, antialias));
       ASSERT_EQ(r.size(0), s.height);
       ASSERT_EQ(r.size(1), s.width);
       for (int64_t i = 0; i < r.numel(); ++i) ASSERT_EQ(r.data<uint8_t>()[i], 77);
@@ -88,6 +93,48 @@ TEST(Resize, NearestPicksFloorOfScaledIndex) {
       }
 }
 
+TEST(Resize, NearestExactPicksTheCenterIndex) {
+  // torch "nearest-exact": floor((dst + 0.5) * in / out), here with exactly representable products.
+  const Tensor t = gradient(8, 12, 3, DType::kUInt8);
+  const Tensor r = resize(t, {4, 16}, hwc(Interpolation::kNearestExact));
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 16; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const int sy = static_cast<int>((y + 0.5) * 2.0), sx = static_cast<int>((x + 0.5) * 0.75);
+        ASSERT_EQ(r.data<uint8_t>()[(y * 16 + x) * 3 + c], t.data<uint8_t>()[(sy * 12 + sx) * 3 + c]) << y << " " << x;
+      }
+  // Downscaling 3 -> 1 picks the middle sample, where "nearest" picks the first.
+  const Tensor row = gradient(1, 3, 1, DType::kFloat32);
+  EXPECT_EQ(resize(row, {1, 1}, hwc(Interpolation::kNearestExact)).data<float>()[0], row.data<float>()[1]);
+  EXPECT_EQ(resize(row, {1, 1}, hwc(Interpolation::kNearest)).data<float>()[0], row.data<float>()[0]);
+}
+
+TEST(Resize, BicubicWithoutAntialiasIsTorchsKeysWithAReplicatedBorder) {
+  // torch's upsample_bicubic2d: src = (dst + 0.5) * in / out - 0.5, taps floor(src) - 1 .. + 2 with
+  // indices clamped to the row, a = -0.75.
+  const float in[5] = {0.0f, 10.0f, 40.0f, 20.0f, 90.0f};
+  Tensor t = Tensor::empty({1, 5, 1}, DType::kFloat32);
+  std::copy(in, in + 5, t.data<float>());
+  const Tensor r = resize(t, {1, 12}, hwc(Interpolation::kBicubic, /*antialias=*/false));
+  auto cubic = [](double x) {
+    constexpr double a = -0.75;
+    x = std::fabs(x);
+    return x <= 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : x < 2 ? ((a * x - 5 * a) * x + 8 * a) * x - 4 * a : 0.0;
+  };
+  for (int i = 0; i < 12; ++i) {
+    const double src = (i + 0.5) * 5.0 / 12.0 - 0.5;
+    const int x0 = static_cast<int>(std::floor(src));
+    double expected = 0;
+    for (int k = -1; k <= 2; ++k) expected += cubic(src - (x0 + k)) * in[std::clamp(x0 + k, 0, 4)];
+    EXPECT_NEAR(r.data<float>()[i], expected, 1e-4) << i;
+  }
+  // The antialiased bicubic (Pillow's a = -0.5, border taps dropped) differs on the same upscale.
+  const Tensor aa = resize(t, {1, 12}, hwc(Interpolation::kBicubic, /*antialias=*/true));
+  double most = 0;
+  for (int i = 0; i < 12; ++i) most = std::max<double>(most, std::fabs(aa.data<float>()[i] - r.data<float>()[i]));
+  EXPECT_GT(most, 0.5);
+}
+
 TEST(Resize, Uint8FollowsTheFloatPathWithinOne) {
   // A smooth ramp that stays inside 0..255 even with bicubic overshoot, so clipping plays no part.
   Tensor u = Tensor::empty({50, 70, 3}, DType::kUInt8), f = Tensor::empty({50, 70, 3}, DType::kFloat32);
@@ -123,14 +170,19 @@ TEST(Resize, Uint16FollowsTheFloatPath) {
 }
 
 TEST(Resize, ChwEqualsHwcPermuted) {
-  const Tensor h = gradient(30, 40, 3, DType::kUInt8);
-  const Tensor c = h.permute({2, 0, 1});
-  ResizeOptions chw;
-  chw.layout = vision::Layout::kCHW;
-  const Tensor rh = resize(h, {17, 25}, hwc(Interpolation::kBilinear));
-  const Tensor rc = resize(c, {17, 25}, chw);
-  const Tensor back = rc.permute({1, 2, 0}).contiguous();
-  for (int64_t i = 0; i < rh.numel(); ++i) ASSERT_EQ(rh.data<uint8_t>()[i], back.data<uint8_t>()[i]);
+  for (DType dtype : {DType::kUInt8, DType::kFloat32}) {
+    const Tensor h = gradient(30, 40, 3, dtype);
+    const Tensor c = h.permute({2, 0, 1});
+    for (Interpolation interp : {Interpolation::kNearestExact, Interpolation::kBilinear, Interpolation::kBicubic}) {
+      for (bool antialias : {true, false}) {
+        ResizeOptions chw = hwc(interp, antialias);
+        chw.layout = vision::Layout::kCHW;
+        const Tensor rh = resize(h, {17, 55}, hwc(interp, antialias));
+        const Tensor back = resize(c, {17, 55}, chw).permute({1, 2, 0}).contiguous();
+        ASSERT_EQ(0, std::memcmp(rh.data(), back.data(), rh.nbytes())) << static_cast<int>(interp) << antialias;
+      }
+    }
+  }
 }
 
 TEST(Resize, NoAntialiasKeepsTheNarrowFilter) {

@@ -1,6 +1,7 @@
-// Separable resize (Pillow's Resample.c algorithm re-derived: per output index a window
-// [xmin, xmin + n) of input indices with normalized filter weights). uint8 runs the Highway kernels
-// of resize_hwy.cc; uint16 and float32 the scalar passes of resize_kernels.h.
+// Separable resize: per output index a window [start, start + count) of input indices with weights
+// that sum to 1, from Pillow's Resample.c filters (antialias, and kBox), torch's interpolate index
+// rules (bilinear and bicubic without antialias) or torch's nearest rules. uint8 runs the Highway
+// kernels of resize_hwy.cc; uint16 and float32 the scalar passes of resize_kernels.h.
 #include "loom/transforms/resize.h"
 
 #include <fmt/format.h>
@@ -39,17 +40,62 @@ double filter_support(Interpolation interp) {
   }
 }
 
-// Nearest: one tap of weight 1 at floor(i * scale).
-Coefficients make_nearest(int64_t in_size, int64_t out_size) {
+// Nearest and nearest-exact: one tap of weight 1 at torch's source index, computed in float as torch
+// 1.13 does (scale = float(in) / out; floor(i * scale) or floor((i + 0.5) * scale), at most in - 1):
+// double arithmetic picks a different index for some size pairs.
+Coefficients make_nearest(int64_t in_size, int64_t out_size, bool exact) {
   Coefficients c;
   c.taps = 1;
   c.start.resize(out_size);
   c.count.assign(out_size, 1);
   c.w.assign(out_size, 1.0);
   c.fixed.assign(out_size, 1 << kPrecisionBits);
+  const float scale = static_cast<float>(in_size) / static_cast<float>(out_size);
+  for (int64_t i = 0; i < out_size; ++i) {
+    const float src = exact ? (static_cast<float>(i) + 0.5f) * scale : static_cast<float>(i) * scale;
+    c.start[i] = static_cast<int>(std::min<int64_t>(static_cast<int64_t>(std::floor(src)), in_size - 1));
+  }
+  return c;
+}
+
+// torch's interpolate(antialias=False, align_corners=False) for bilinear and bicubic: output i reads
+// around src = (i + 0.5) * scale - 0.5 (clamped at 0 for bilinear), at floor(src) + {0, 1} for bilinear
+// and floor(src) + {-1, 0, 1, 2} with Keys a = -0.75 weights for bicubic; indices outside the image
+// are clamped to it (border replicated), which here folds their weights onto the border sample.
+Coefficients make_interpolate_coefficients(int64_t in_size, int64_t out_size, Interpolation interp) {
+  const bool cubic = interp == Interpolation::kBicubic;
+  Coefficients c;
+  c.taps = cubic ? 4 : 2;
+  c.start.resize(out_size);
+  c.count.resize(out_size);
+  c.w.assign(static_cast<size_t>(out_size) * c.taps, 0.0);
+  c.fixed.assign(c.w.size(), 0);
   const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
   for (int64_t i = 0; i < out_size; ++i) {
-    c.start[i] = static_cast<int>(std::min<int64_t>(static_cast<int64_t>(std::floor(i * scale)), in_size - 1));
+    double src = scale * (static_cast<double>(i) + 0.5) - 0.5;
+    if (!cubic) src = std::max(src, 0.0);
+    const double x0 = std::floor(src), t = src - x0;
+    double weights[4];
+    int64_t first;
+    if (cubic) {
+      constexpr double a = -0.75;
+      auto near = [](double x) { return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0; };    // |x| <= 1
+      auto far = [](double x) { return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a; };  // 1 < |x| < 2
+      weights[0] = far(t + 1.0), weights[1] = near(t), weights[2] = near(1.0 - t), weights[3] = far(2.0 - t);
+      first = static_cast<int64_t>(x0) - 1;
+    } else {
+      weights[0] = 1.0 - t, weights[1] = t;
+      first = static_cast<int64_t>(x0);
+    }
+    auto clamped = [&](int k) { return std::clamp<int64_t>(first + k, 0, in_size - 1); };
+    const int64_t lo = clamped(0), hi = clamped(c.taps - 1);
+    double* w = &c.w[i * c.taps];
+    for (int k = 0; k < c.taps; ++k) w[clamped(k) - lo] += weights[k];
+    c.start[i] = static_cast<int>(lo);
+    c.count[i] = static_cast<int>(hi - lo + 1);
+    for (int k = 0; k < c.count[i]; ++k) {
+      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(w[k] * (1 << kPrecisionBits)));
+    }
   }
   return c;
 }
@@ -58,10 +104,7 @@ Coefficients make_nearest(int64_t in_size, int64_t out_size) {
 template <typename T>
 void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_t out_h, int64_t out_w, int channels,
                         const ResizeOptions& opt) {
-  auto coeffs = [&](int64_t in, int64_t out) {
-    return opt.interpolation == Interpolation::kNearest ? make_nearest(in, out)
-                                                        : make_coefficients(in, out, opt.interpolation, opt.antialias);
-  };
+  auto coeffs = [&](int64_t in, int64_t out) { return axis_coefficients(in, out, opt); };
   // A pass whose size does not change is skipped (an unchanged axis is an identity with every filter).
   const bool horizontal_pass = in_w != out_w, vertical_pass = in_h != out_h;
   const size_t row = static_cast<size_t>(out_w) * channels;
@@ -146,6 +189,19 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
     c.count[i] = n;
   }
   return c;
+}
+
+Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& opt) {
+  switch (opt.interpolation) {
+    case Interpolation::kNearest: return make_nearest(in_size, out_size, /*exact=*/false);
+    case Interpolation::kNearestExact: return make_nearest(in_size, out_size, /*exact=*/true);
+    case Interpolation::kBilinear:
+    case Interpolation::kBicubic:
+      if (!opt.antialias) return make_interpolate_coefficients(in_size, out_size, opt.interpolation);
+      return make_coefficients(in_size, out_size, opt.interpolation, /*antialias=*/true);
+    case Interpolation::kBox: return make_coefficients(in_size, out_size, opt.interpolation, opt.antialias);
+  }
+  throw Error(ErrorCode::kInvalidInput, "resize", "unknown interpolation");
 }
 
 Size size_for_shorter_side(Size in, int64_t shorter) {

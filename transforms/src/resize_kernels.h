@@ -100,9 +100,15 @@ void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) 
   }
 }
 
-// Weights for resizing an axis of `in_size` samples to `out_size` with `interp` (not kNearest),
-// widened by the scale factor when downscaling with `antialias`.
+// Pillow's weights (Resample.c) for resizing an axis of `in_size` samples to `out_size` with `interp`
+// (kBilinear, kBicubic with a = -0.5, or kBox), widened by the scale factor when downscaling with
+// `antialias`; taps outside the axis are dropped and the rest renormalized.
 Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias);
+
+// The weights resize() uses for one axis with `options` (interpolation and antialias; the rules are in
+// resize.h): make_coefficients, or torch's index rules for nearest, nearest-exact and non-antialiased
+// bilinear and bicubic. Throws Error(kInvalidInput) for an unknown interpolation.
+Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& options);
 
 // SIMD passes for uint8 (Highway dynamic dispatch; resize_hwy.cc). Same arguments and bit-exact the
 // same results as resample_rows<C, uint8_t> and resample_columns<uint8_t>.

@@ -1,11 +1,35 @@
-// Image resize with torchvision/Pillow semantics.
+// Image resize with torchvision semantics (antialiased: Pillow's; otherwise torch's interpolate).
 //
 // Layout: the image is C x H x W (CHW) or H x W x C (HWC), uint8, uint16 or float32, 1 to 4 channels, any
-// strides; the result is a new contiguous tensor in the same layout and dtype.
-// Antialiased (default) downscaling widens the filter by the scale factor, as Pillow and torchvision
-// (antialias=True) do; uint8 runs Pillow's separable two-pass fixed-point algorithm (22 fractional
-// bits, rounding to uint8 after each pass), so results are within 1 of Pillow's Image.resize;
-// uint16 and float32 accumulate in double (uint16 rounds and clamps after each pass).
+// strides, any size ratio up or down per axis; the result is a new contiguous tensor in the same layout
+// and dtype. The resize is separable: a horizontal pass, then a vertical one, each skipped when its
+// size does not change (every filter is the identity then).
+//
+// Which input samples and weights an output reads (the same for every dtype):
+//  - antialias = true (default), kBilinear / kBicubic / kBox: Pillow's Resample.c filters, widened by the
+//    scale factor when downscaling, taps outside the image dropped and the rest renormalized; kBicubic
+//    uses a = -0.5. This is Pillow's Image.resize and torch.nn.functional.interpolate(antialias=True,
+//    align_corners=False) (torchvision's Resize(antialias=True)) alike, for upscales too.
+//  - antialias = false, kBilinear / kBicubic: torch's interpolate(antialias=False, align_corners=False),
+//    what torchvision's Resize(antialias=False) runs: src = (dst + 0.5) * in / out - 0.5; bilinear reads
+//    floor(src) and the next sample (src clamped at 0), bicubic floor(src) - 1 .. floor(src) + 2 with
+//    Keys a = -0.75; indices past the image are clamped to it (border replicated). So a downscale
+//    aliases, and bicubic upscales differ from the antialiased (a = -0.5) result.
+//  - antialias = false, kBox: Pillow's box filter without widening (each output averages the inputs
+//    whose centers fall within half an output step; a plain pick when downscaling).
+//  - kNearest / kNearestExact ignore antialias: torch's "nearest" / "nearest-exact" source index,
+//    computed in float as torch does, so the same sample is picked for every size pair.
+//
+// Arithmetic per dtype:
+//  - float32: weights and sums in double, stored as float after each pass. Within 1e-4 of torch 1.13's
+//    float32 interpolate (every mode above) for values in [0, 1] (relative for larger values).
+//  - uint8: Pillow's fixed-point arithmetic (22 fractional bits, rounded and clamped to 0..255 after
+//    each pass), SIMD through Highway. Antialiased bilinear, bicubic and box are within 1 of Pillow's
+//    Image.resize for every pixel; nearest and nearest-exact equal torch's exactly. antialias = false
+//    is within 1 of torchvision's uint8 result (the float interpolate, rounded and clamped) except
+//    where a bicubic horizontal pass overshoots 0..255 (sharp edges), as the clamp between passes
+//    (Pillow's) then differs from torchvision's single rounding at the end.
+//  - uint16: as float32, rounded and clamped to 0..65535 after each pass.
 // Thread safety: reentrant.
 #pragma once
 
@@ -17,15 +41,17 @@
 namespace loom::transforms {
 
 enum class Interpolation {
-  kNearest,   // torchvision "nearest": source index floor(dst * scale)
-  kBilinear,  // triangle filter, support 1
-  kBicubic,   // Keys cubic, a = -0.5 (Pillow's), support 2
-  kBox,       // box filter, support 0.5 ("area" when downscaling)
+  kNearest,       // torch "nearest": source index min(floor(dst * in / out), in - 1)
+  kNearestExact,  // torch "nearest-exact": min(floor((dst + 0.5) * in / out), in - 1)
+  kBilinear,      // triangle filter, support 1
+  kBicubic,       // Keys cubic, support 2: a = -0.5 antialiased (Pillow's), -0.75 without (torch's)
+  kBox,           // Pillow's box filter, support 0.5; antialiased downscaling by an integer factor
+                  // averages each block (torch's "area" then)
 };
 
 struct ResizeOptions {
   Interpolation interpolation = Interpolation::kBilinear;
-  bool antialias = true;  // widen the filter when downscaling; ignored by kNearest
+  bool antialias = true;  // Pillow's widened filters (see above); ignored by kNearest/kNearestExact
   vision::Layout layout = vision::Layout::kCHW;
 };
 
@@ -34,8 +60,8 @@ struct Size {
   int64_t width = 0;
 };
 
-// Throws loom::Error(kInvalidInput) for an empty target, an unsupported dtype or channel count, and
-// Error(kUnsupported) for a tensor that is not on the CPU.
+// Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target, an unsupported
+// dtype or channel count, and Error(kUnsupported) for a tensor that is not on the CPU.
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& options = {});
 
 // torchvision's Resize(size) with one number: the shorter side becomes `shorter`, the longer one
