@@ -34,6 +34,13 @@ echo "== convert --resize 256"
 echo "== resize"
 "$py" "$here/resize.py" --loom-bench "$build/bench/loom_bench_resize" \
   --json "$results/resize.json" | tee "$results/resize.txt"
+echo "== gaussian noise and normalize"
+if [[ -x "$build/bench/loom_bench_color" ]]; then
+  "$py" "$here/noise_normalize.py" --loom-bench "$build/bench/loom_bench_color" \
+    --json "$results/noise_normalize.json" | tee "$results/noise_normalize.txt"
+else
+  echo "missing $build/bench/loom_bench_color: build loom first" >&2; exit 1
+fi
 echo "== plot"
 "$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
   -o "$here/../docs/performance_images.png"
