@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "loom/codec/tensor.h"
+#include "loom/transforms/size.h"
 #include "loom/vision/image.h"
 
 namespace loom::transforms {
@@ -53,11 +54,6 @@ struct ResizeOptions {
   Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = true;  // Pillow's widened filters (see above); ignored by kNearest/kNearestExact
   vision::Layout layout = vision::Layout::kCHW;
-};
-
-struct Size {
-  int64_t height = 0;
-  int64_t width = 0;
 };
 
 // Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target, an unsupported

@@ -1,0 +1,29 @@
+// Pixel kernels of the geometric transforms. Private to transforms.
+//
+// Images are 3-D CPU tensors in `layout`; results are new contiguous tensors in the same layout and
+// dtype. Fill values are converted to the image dtype (clamped to its range, then truncated toward
+// zero for integer types, as torch's tensor(fill).to(dtype)).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loom/codec/tensor.h"
+#include "loom/transforms/geometry.h"
+
+namespace loom::transforms::detail {
+
+// out(y, x) = in(rows[y], cols[x]), or the fill where rows[y] or cols[x] is -1. Covers crop (with
+// implicit zero padding), pad in every mode and the flips.
+Tensor remap_axes(const Tensor& image, vision::Layout layout, const std::vector<int64_t>& rows,
+                  const std::vector<int64_t>& cols, const Fill& fill);
+
+// Source indices for `before` + n + `after` output positions over an axis of n pixels: -1 (fill) for
+// kConstant padding, or the edge/reflect/symmetric index. Error(kInvalidInput) when reflect padding
+// is not smaller than n.
+std::vector<int64_t> padded_axis(int64_t n, int64_t before, int64_t after, PadMode mode);
+
+// Rotation by k * 90 degrees counter-clockwise (torch.rot90 over H and W), exact.
+Tensor rotate90(const Tensor& image, vision::Layout layout, int k);
+
+}  // namespace loom::transforms::detail
