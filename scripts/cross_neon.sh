@@ -12,7 +12,9 @@ mkdir -p "$out"
 sources=(
   codec/src/error.cc codec/src/tensor.cc
   transforms/src/resize.cc transforms/src/resize_hwy.cc vision/src/deinterleave_hwy.cc
+  transforms/src/color_hwy.cc transforms/src/noise.cc transforms/src/noise_hwy.cc transforms/src/random.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/vision/deinterleave_test.cc
+  tests/transforms/color_hwy_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"
 aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto \
