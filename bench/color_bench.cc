@@ -13,7 +13,6 @@
 #include <hwy/targets.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -22,27 +21,12 @@
 
 #include "loom/transforms/color.h"
 #include "loom/transforms/noise.h"
+#include "median_time.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using loom::vision::Layout;
 namespace lt = loom::transforms;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-template <typename Fn>
-double median_seconds(Fn&& fn) {
-  for (auto t0 = Clock::now(); seconds_since(t0) < 0.1;) fn();
-  std::vector<double> times;
-  for (auto t0 = Clock::now(); seconds_since(t0) < 0.2 || times.size() < 5;) {
-    const auto t = Clock::now();
-    fn();
-    times.push_back(seconds_since(t));
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
-}
 
 }  // namespace
 
@@ -79,7 +63,7 @@ int main(int argc, char** argv) {
   for (const auto& [op, fn] : simd) {
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
-      report(op, hwy::TargetName(target), median_seconds(fn));
+      report(op, hwy::TargetName(target), loom::bench::median_seconds(fn));
     }
     hwy::SetSupportedTargetsForTest(0);
   }
@@ -91,6 +75,6 @@ int main(int argc, char** argv) {
       {"rgb_to_grayscale_u8", [&] { (void)lt::rgb_to_grayscale(chw); }},
       {"gaussian_blur_u8_k9", [&] { (void)lt::gaussian_blur(chw, {9, 9}, {2.0, 2.0}); }},
   };
-  for (const auto& [op, fn] : scalar) report(op, "-", median_seconds(fn));
+  for (const auto& [op, fn] : scalar) report(op, "-", loom::bench::median_seconds(fn));
   return 0;
 }

@@ -14,35 +14,13 @@
 #include <hwy/targets.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "loom/transforms/resize.h"
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// Median seconds of one call of fn, over repetitions filling 0.2 s after 0.1 s of warm-up.
-template <typename Fn>
-double median_seconds(Fn&& fn) {
-  for (auto t0 = Clock::now(); seconds_since(t0) < 0.1;) fn();
-  std::vector<double> times;
-  for (auto t0 = Clock::now(); seconds_since(t0) < 0.2 || times.size() < 5;) {
-    const auto t = Clock::now();
-    fn();
-    times.push_back(seconds_since(t));
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
-}
-
-}  // namespace
+#include "median_time.h"
 
 int main(int argc, char** argv) {
   if (argc < 5) {
@@ -70,13 +48,13 @@ int main(int argc, char** argv) {
     if (std::sscanf(argv[a], "%dx%d", &out_w, &out_h) != 2) return 2;
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
-      const double s = median_seconds([&] { (void)loom::transforms::resize(image, {out_h, out_w}, options); });
+      const double s = loom::bench::median_seconds([&] { (void)loom::transforms::resize(image, {out_h, out_w}, options); });
       std::puts(fmt::format(R"({{"target": "{}", "in": "{}x{}", "out": "{}x{}", "ms": {:.4f}}})",
                             hwy::TargetName(target), width, height, out_w, out_h, s * 1e3)
                     .c_str());
     }
     hwy::SetSupportedTargetsForTest(0);
-    const double s = median_seconds([&] { (void)loom::transforms::resize(chw, {out_h, out_w}, chw_options); });
+    const double s = loom::bench::median_seconds([&] { (void)loom::transforms::resize(chw, {out_h, out_w}, chw_options); });
     std::puts(fmt::format(R"({{"dtype": "float32", "layout": "CHW", "in": "{}x{}", "out": "{}x{}", "ms": {:.4f}}})",
                           width, height, out_w, out_h, s * 1e3)
                   .c_str());

@@ -8,6 +8,7 @@
 #include "loom/codec/error.h"
 #include "loom/transforms/noise.h"
 #include "noise_kernels.h"
+#include "splitmix64.h"
 
 namespace loom::transforms {
 namespace {
@@ -36,13 +37,6 @@ Ziggurat build_ziggurat() {
   return z;
 }
 
-uint64_t splitmix64(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
 
 const Ziggurat& ziggurat() {
@@ -64,7 +58,7 @@ float ziggurat_fallback(const NoiseJob& job, uint32_t index, int32_t h) {
   const Ziggurat& z = ziggurat();
   // A private stream for this element: splitmix64 seeded from the key and the index.
   uint64_t state = job.key ^ (static_cast<uint64_t>(index) * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
-  auto uniform = [&] { return (static_cast<double>(splitmix64(state) >> 11) + 0.5) * 0x1.0p-53; };  // (0, 1)
+  auto uniform = [&] { return (static_cast<double>(detail::splitmix64(state) >> 11) + 0.5) * 0x1.0p-53; };  // (0, 1)
   int layer = static_cast<int>(static_cast<uint32_t>(h) & 127u);
   for (;;) {
     double x = h * z.w[layer];
@@ -80,7 +74,7 @@ float ziggurat_fallback(const NoiseJob& job, uint32_t index, int32_t h) {
     if (z.f[layer] + uniform() * (z.f[layer - 1] - z.f[layer]) < std::exp(-0.5 * x * x)) {
       return static_cast<float>(x * job.sigma);
     }
-    h = static_cast<int32_t>(static_cast<uint32_t>(splitmix64(state) >> 32));
+    h = static_cast<int32_t>(static_cast<uint32_t>(detail::splitmix64(state) >> 32));
     layer = static_cast<int>(static_cast<uint32_t>(h) & 127u);
     if (std::abs(static_cast<int64_t>(h)) < z.k[layer]) return static_cast<float>(h * z.w[layer] * job.sigma);
   }

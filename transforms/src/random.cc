@@ -4,24 +4,16 @@
 #include <cmath>
 #include <numbers>
 
+#include "splitmix64.h"
+
 namespace loom::transforms {
-namespace {
-
-uint64_t splitmix64(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 Rng::Rng(uint64_t seed, uint64_t stream) {
   // Mix the stream into the seed through one splitmix64 round, so (seed, stream) pairs that differ in
   // either part start from unrelated states.
   uint64_t x = seed;
-  uint64_t mixed = splitmix64(x) ^ (stream * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
-  for (uint64_t& s : s_) s = splitmix64(mixed);
+  uint64_t mixed = detail::splitmix64(x) ^ (stream * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
+  for (uint64_t& s : s_) s = detail::splitmix64(mixed);
 }
 
 uint64_t Rng::next() {
@@ -42,18 +34,12 @@ double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
 
 int64_t Rng::integer(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
-  // Lemire's multiply-shift with rejection: unbiased for any range.
+  // Rejection of the low values that would make `x % range` favour small results: unbiased.
   const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  unsigned __int128 m = static_cast<unsigned __int128>(next()) * range;
-  auto low = static_cast<uint64_t>(m);
-  if (low < range) {
-    const uint64_t threshold = (0 - range) % range;
-    while (low < threshold) {
-      m = static_cast<unsigned __int128>(next()) * range;
-      low = static_cast<uint64_t>(m);
-    }
-  }
-  return lo + static_cast<int64_t>(m >> 64);
+  const uint64_t threshold = (0 - range) % range;  // 2^64 mod range
+  uint64_t x = next();
+  while (x < threshold) x = next();
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + x % range);
 }
 
 bool Rng::bernoulli(double p) { return uniform() < p; }
