@@ -28,9 +28,14 @@ std::unique_ptr<App> make_app() {
   app->parser.require_subcommand(1);
   app->run_info = add_info_command(app->parser);
   app->run_convert = add_convert_command(app->parser);
+  app->run_bench = add_bench_command(app->parser);
   return app;
 }
 
-int App::run() { return parser.got_subcommand("info") ? run_info() : run_convert(); }
+int App::run() {
+  if (parser.got_subcommand("info")) return run_info();
+  if (parser.got_subcommand("bench")) return run_bench();
+  return run_convert();
+}
 
 }  // namespace loom::cli

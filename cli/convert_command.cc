@@ -1,9 +1,13 @@
-// `loom convert INPUT... -o OUTDIR`: decode images, optionally resize, encode JPEG or PNG.
+// `loom convert INPUT... -o OUTDIR`: decode images, optionally crop, resize, flip and add noise,
+// encode JPEG or PNG.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <csignal>
+#include <random>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,10 +19,14 @@
 #include "loom/codec/error.h"
 #include "loom/codec/sniff.h"
 #include "loom/loader/file_list.h"
+#include "loom/transforms/geometry.h"
+#include "loom/transforms/noise.h"
+#include "loom/transforms/random.h"
 #include "loom/transforms/resize.h"
 #include "loom/vision/image.h"
 #include "parallel.h"
 #include "progress.h"
+#include "size_arg.h"
 
 namespace loom::cli {
 namespace fs = std::filesystem;
@@ -35,6 +43,12 @@ struct ConvertArgs {
   std::string interp = "bilinear";
   bool no_antialias = false;
   bool exif = false;
+  std::string crop;         // "WxH" or "WxH+X+Y", or empty
+  std::string center_crop;  // "WxH" or "N", or empty
+  bool hflip = false;
+  double noise = 0.0;  // sigma on the [0, 1] scale; used when noise_on
+  bool noise_on = false;
+  std::string seed;  // decimal, or empty: a random seed
   int jobs = 0;
   bool overwrite = false;
   bool fail_fast = false;
@@ -68,8 +82,114 @@ std::optional<ResizeSpec> parse_resize(const std::string& text) {
   return spec;
 }
 
+// A crop request: a region at an offset (--crop), or a centred one (--center-crop).
+struct CropSpec {
+  Geometry region;
+  bool center = false;
+};
+
+std::optional<CropSpec> parse_crop(const std::string& crop, const std::string& center_crop) {
+  if (!crop.empty()) {
+    const std::optional<Geometry> g = parse_geometry(crop, /*offset=*/true);
+    if (!g) {
+      throw CLI::ValidationError(
+          "--crop", fmt::format("'{}' is not WxH or WxH+X+Y (positive W and H, X and Y >= 0)", crop));
+    }
+    return CropSpec{*g, false};
+  }
+  if (!center_crop.empty()) {
+    std::optional<Geometry> g;
+    if (center_crop.find('x') == std::string::npos) {  // "N": a square, as torchvision's CenterCrop(N)
+      const std::optional<int64_t> n = parse_count(center_crop);
+      if (n && *n > 0) g = parse_geometry(fmt::format("{}x{}", *n, *n), false);
+    } else {
+      g = parse_geometry(center_crop, /*offset=*/false);
+    }
+    if (!g) {
+      throw CLI::ValidationError("--center-crop",
+                                 fmt::format("'{}' is not WxH or N (positive integers)", center_crop));
+    }
+    return CropSpec{*g, true};
+  }
+  return std::nullopt;
+}
+
+// --seed: a decimal number of 0..2^64-1 (CLI11's own conversion would wrap "-1" around).
+std::optional<uint64_t> parse_seed(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.front() < '0' || text.front() > '9' || ec != std::errc() || end != text.data() + text.size()) {
+    throw CLI::ValidationError("--seed", fmt::format("'{}' is not a number from 0 to 18446744073709551615", text));
+  }
+  return seed;
+}
+
+void check_noise(const ConvertArgs& args) {
+  if (args.noise_on && !(std::isfinite(args.noise) && args.noise >= 0)) {
+    throw CLI::ValidationError("--noise", fmt::format("sigma must be a finite number >= 0, not {}", args.noise));
+  }
+}
+
+// What convert_one does besides decoding and encoding, validated.
+struct Steps {
+  std::optional<ResizeSpec> resize;
+  std::optional<CropSpec> crop;
+  std::optional<uint64_t> noise_seed;  // set with --noise: the run's seed
+};
+
+// Throws CLI::ValidationError for a bad value; draws a random seed for --noise without --seed.
+Steps parse_steps(const ConvertArgs& args) {
+  Steps steps;
+  steps.resize = parse_resize(args.resize);
+  steps.crop = parse_crop(args.crop, args.center_crop);
+  check_noise(args);
+  const std::optional<uint64_t> seed = parse_seed(args.seed);
+  if (args.noise_on) {
+    if (seed) {
+      steps.noise_seed = seed;
+    } else {
+      std::random_device device;
+      steps.noise_seed = (uint64_t{device()} << 32) ^ device();
+    }
+  }
+  return steps;
+}
+
+// The noise stream of a file: FNV-1a of its relative path (as listed below the folder given, or its
+// name), so that its noise depends on the seed and the path only, never on the processing order.
+uint64_t noise_stream(const fs::path& relative) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const char c : relative.generic_string()) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+// An HWC image as a Sample for the geometric transforms (no annotations).
+transforms::Sample hwc_sample(const Tensor& image) {
+  transforms::Sample sample;
+  sample.image = image;
+  sample.layout = vision::Layout::kHWC;
+  return sample;
+}
+
+Tensor apply_crop(const Tensor& image, const CropSpec& crop) {
+  const transforms::Sample sample = hwc_sample(image);
+  const Geometry& g = crop.region;
+  if (crop.center) return transforms::center_crop(sample, transforms::Size{g.height, g.width}).image;
+  return transforms::crop(sample, g.y, g.x, g.height, g.width).image;
+}
+
+transforms::Size target_size(const ResizeSpec& resize, transforms::Size input) {
+  return resize.shorter > 0 ? transforms::size_for_shorter_side(input, resize.shorter)
+                            : transforms::Size{resize.height, resize.width};
+}
+
 struct Job {
   fs::path input;
+  fs::path relative;  // below the folder given, or the file name: names the noise stream
   fs::path output;
   std::string planning_error;  // set when the job cannot run (e.g. its output collides with another's)
 };
@@ -96,7 +216,8 @@ std::vector<Job> plan(const ConvertArgs& args, std::vector<std::string>& errors)
       continue;
     }
     for (loader::FileEntry& f : files) {
-      Job job{f.path, (fs::path(args.outdir) / f.relative).replace_extension(output_extension(args, f.path)), ""};
+      Job job{f.path, f.relative,
+              (fs::path(args.outdir) / f.relative).replace_extension(output_extension(args, f.path)), ""};
       job.output = job.output.lexically_normal();
       auto [it, inserted] = owner.emplace(job.output, job.input);
       if (!inserted) {
@@ -122,22 +243,25 @@ transforms::Interpolation parse_interp(const std::string& interp) {
 }
 
 // Converts one file; returns the input bytes read. Throws loom::Error.
-uint64_t convert_one(const ConvertArgs& args, const std::optional<ResizeSpec>& resize, const Job& job) {
+uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const Job& job) {
   const ByteSource src = ByteSource::from_file(job.input);
   const bool jpeg_out = job.output.extension() == ".jpg";
+  const std::optional<ResizeSpec>& resize = steps.resize;
   vision::DecodeOptions opt;
   opt.layout = vision::Layout::kHWC;  // what the codecs read and write natively: no layout passes
   opt.mode = parse_mode(args.mode);
   opt.apply_exif_orientation = args.exif;
-  opt.to_uint8 = jpeg_out;
+  opt.to_uint8 = jpeg_out || steps.noise_seed.has_value();  // the noise is uint8 GaussianNoise
 
   transforms::Size target;
-  if (resize) {
+  // The DCT-scaling hint only when nothing comes between decode and resize: a crop's region is in
+  // full-resolution pixels, and cropping a scaled decode would not give the same pixels.
+  const bool dct_hint = resize && !steps.crop;
+  if (dct_hint) {
     const vision::ImageInfo info = vision::read_image_info(src, opt.limits);
     const bool swapped = args.exif && info.orientation >= 5;  // EXIF 5..8 turn the image by 90 degrees
     const transforms::Size upright{swapped ? info.width : info.height, swapped ? info.height : info.width};
-    target = resize->shorter > 0 ? transforms::size_for_shorter_side(upright, resize->shorter)
-                                 : transforms::Size{resize->height, resize->width};
+    target = target_size(*resize, upright);
     // DCT-domain scaling: JPEG decodes straight to the smallest size that still covers the target.
     opt.min_width = static_cast<int>(swapped ? target.height : target.width);
     opt.min_height = static_cast<int>(swapped ? target.width : target.height);
@@ -146,12 +270,19 @@ uint64_t convert_one(const ConvertArgs& args, const std::optional<ResizeSpec>& r
   if (jpeg_out && (image.size(2) == 2 || image.size(2) == 4)) {
     image = image.slice(2, 0, image.size(2) - 1);  // JPEG stores no alpha
   }
+  if (steps.crop) image = apply_crop(image, *steps.crop);
   if (resize) {
+    if (!dct_hint) target = target_size(*resize, transforms::image_size(image, vision::Layout::kHWC));
     transforms::ResizeOptions ro;
     ro.interpolation = parse_interp(args.interp);
     ro.antialias = !args.no_antialias;
     ro.layout = vision::Layout::kHWC;
     if (image.size(0) != target.height || image.size(1) != target.width) image = transforms::resize(image, target, ro);
+  }
+  if (args.hflip) image = transforms::horizontal_flip(hwc_sample(image)).image;
+  if (steps.noise_seed) {
+    transforms::Rng rng(*steps.noise_seed, noise_stream(job.relative));
+    image = transforms::gaussian_noise(image, rng, 0.0, args.noise, /*clip=*/true);
   }
   std::vector<uint8_t> bytes;
   if (jpeg_out) {
@@ -185,7 +316,7 @@ void on_interrupt(int sig) {
 int run_convert(const ConvertArgs& args) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  const std::optional<ResizeSpec> resize = parse_resize(args.resize);
+  const Steps steps = parse_steps(args);
   std::vector<std::string> input_errors;
   const std::vector<Job> jobs = plan(args, input_errors);
   Progress progress(static_cast<int64_t>(jobs.size()), !args.quiet);
@@ -199,7 +330,7 @@ int run_convert(const ConvertArgs& args) {
     uint64_t bytes = 0;
     try {
       if (!job.planning_error.empty()) throw Error(ErrorCode::kInvalidInput, job.input.string(), job.planning_error);
-      bytes = convert_one(args, resize, job);
+      bytes = convert_one(args, steps, job);
     } catch (const Error& e) {
       error = e.input() == job.input.string() ? e.what() : fmt::format("{}: {}", job.input.string(), e.what());
     } catch (const std::exception& e) {
@@ -211,7 +342,7 @@ int run_convert(const ConvertArgs& args) {
     }
     progress.record(error.empty(), bytes);
   });
-  progress.finish(args.quiet, "images");
+  progress.finish(args.quiet, "images", steps.noise_seed ? fmt::format(", seed {}", *steps.noise_seed) : "");
   return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
 }
 
@@ -235,11 +366,27 @@ std::function<int()> add_convert_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-antialias", args->no_antialias, "Do not widen the filter when downscaling");
   cmd->add_flag("--exif-orientation", args->exif, "Turn images upright as their EXIF orientation says");
+  CLI::Option* crop = cmd->add_option(
+      "--crop", args->crop, "Keep the WxH region whose top-left corner is at X,Y (WxH+X+Y; WxH: at 0,0), before resizing");
+  CLI::Option* center_crop = cmd->add_option(
+      "--center-crop", args->center_crop, "Keep the centred WxH (or NxN) region, zero-padded when larger, before resizing");
+  crop->excludes(center_crop);
+  cmd->add_flag("--hflip", args->hflip, "Mirror left-right (after resizing)");
+  CLI::Option* noise = cmd->add_option(
+      "--noise", args->noise, "Add Gaussian noise of this sigma on the [0, 1] scale (0.1 = 25.5 levels), as torchvision GaussianNoise");
+  CLI::Option* seed = cmd->add_option("--seed", args->seed, "Noise seed: the same seed gives the same files (default: random, printed)");
+  seed->needs(noise);
   cmd->add_option("-j,--jobs", args->jobs, "Parallel jobs (default: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--overwrite", args->overwrite, "Replace existing output files (default: refuse)");
   cmd->add_flag("--fail-fast", args->fail_fast, "Stop at the first failed file");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
-  cmd->callback([args] { parse_resize(args->resize); });  // reject a bad --resize while parsing
+  cmd->callback([args, noise] {  // reject bad values while parsing, before any file is touched
+    args->noise_on = noise->count() > 0;
+    parse_resize(args->resize);
+    parse_crop(args->crop, args->center_crop);
+    check_noise(*args);
+    parse_seed(args->seed);
+  });
   return [args] { return run_convert(*args); };
 }
 

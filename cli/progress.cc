@@ -38,15 +38,15 @@ void Progress::draw_locked(bool force) {
   std::fflush(stderr);
 }
 
-void Progress::finish(bool quiet, const char* noun) {
+void Progress::finish(bool quiet, const char* noun, const std::string& suffix) {
   std::lock_guard lock(mutex_);
   if (bar_) std::fputs("\r\033[K", stderr);
   if (quiet) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double s = seconds > 0 ? seconds : 1e-9;
-  std::fputs(fmt::format("{} ok, {} failed in {:.2f} s ({:.1f} {}/s, {:.1f} MB/s)\n", ok_.load(), failed_.load(),
+  std::fputs(fmt::format("{} ok, {} failed in {:.2f} s ({:.1f} {}/s, {:.1f} MB/s){}\n", ok_.load(), failed_.load(),
                          seconds, static_cast<double>(ok_.load() + failed_.load()) / s, noun,
-                         static_cast<double>(bytes_.load()) / 1e6 / s)
+                         static_cast<double>(bytes_.load()) / 1e6 / s, suffix)
                  .c_str(),
              stderr);
 }

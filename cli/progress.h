@@ -19,8 +19,8 @@ class Progress {
   void record(bool ok, uint64_t bytes);
   // Prints `message` on its own line without garbling the bar.
   void print_error(const std::string& message);
-  // Clears the bar and prints "N ok, M failed in S s (X files/s, Y MB/s)" unless quiet.
-  void finish(bool quiet, const char* noun);
+  // Clears the bar and prints "N ok, M failed in S s (X files/s, Y MB/s)<suffix>" unless quiet.
+  void finish(bool quiet, const char* noun, const std::string& suffix = {});
 
   int64_t failed() const { return failed_.load(); }
 

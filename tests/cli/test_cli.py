@@ -5,7 +5,9 @@ References: Pillow (image sizes and pixels), ffprobe (audio and video fields), a
 (torchvision's shorter-side resize).
 """
 import json
+import math
 import os
+import re
 import pty
 import signal
 import subprocess
@@ -310,3 +312,223 @@ def test_killed_conversion_leaves_no_partial_output(loom, large_jpegs, tmp_path,
     rerun = subprocess.run([str(loom), "convert", str(src), "-o", str(out), "--format", "png", "--overwrite", "-q"])
     assert rerun.returncode == 0
     assert len(list(out.glob("*.png"))) == 12
+
+
+# ---- convert: crop, center-crop, hflip, noise ----
+
+def test_crop_region_and_zero_padding(run_loom, media, tmp_path):
+    src = media / "images" / "png" / "test-card.png"
+    ref = np.asarray(Image.open(src).convert("RGB")).astype(int)
+    h, w = ref.shape[:2]
+    result = run_loom("convert", src, "-o", tmp_path / "a", "--mode", "rgb", "--crop", "40x30+7+5")
+    assert result.returncode == 0, result.stderr
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "a" / "test-card.png")), ref[5:35, 7:47])
+    run_loom("convert", src, "-o", tmp_path / "b", "--mode", "rgb", "--crop", "16x12")  # offset 0,0
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "b" / "test-card.png")), ref[:12, :16])
+    # A region reaching past the image is zero there (torchvision's crop pads).
+    run_loom("convert", src, "-o", tmp_path / "c", "--mode", "rgb", "--crop", f"20x10+{w - 5}+{h - 4}")
+    got = np.asarray(Image.open(tmp_path / "c" / "test-card.png")).astype(int)
+    assert got.shape == (10, 20, 3)
+    assert np.array_equal(got[:4, :5], ref[h - 4:, w - 5:])
+    assert (got[4:] == 0).all() and (got[:, 5:] == 0).all()
+
+
+def test_center_crop_pads_with_zeros_like_torchvision(run_loom, media, tmp_path):
+    src = media / "images" / "jpeg" / "hopper.jpg"  # 128 x 128
+    ref = np.asarray(Image.open(src).convert("RGB")).astype(int)
+    result = run_loom("convert", src, "-o", tmp_path, "--format", "png", "--center-crop", "200x100")
+    assert result.returncode == 0, result.stderr
+    got = np.asarray(Image.open(tmp_path / "hopper.png")).astype(int)
+    # torchvision: pad left (200 - 128) // 2 = 36 with zeros, crop top round((128 - 100) / 2) = 14.
+    assert got.shape == (100, 200, 3)
+    assert np.array_equal(got[:, 36:164], ref[14:114])
+    assert (got[:, :36] == 0).all() and (got[:, 164:] == 0).all()
+    run_loom("convert", src, "-o", tmp_path / "n", "--format", "png", "--center-crop", "50")  # N: N x N
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "n" / "hopper.png")), ref[39:89, 39:89])
+
+
+@pytest.mark.parametrize("name,crop,resize", [("iptc.jpg", "400x400", "100"), ("flower.jpg", "300x200", "75x50")])
+def test_center_crop_then_resize_equals_pillow(run_loom, media, tmp_path, name, crop, resize):
+    # The resize target is far below the image, so a DCT-scaled decode would be chosen without the
+    # crop; the result must still be the full-resolution crop, resized (Pillow: crop then resize).
+    src = media / "images" / "jpeg" / name
+    result = run_loom("convert", src, "-o", tmp_path, "--format", "png", "--center-crop", crop, "--resize", resize)
+    assert result.returncode == 0, result.stderr
+    cw, ch = map(int, crop.split("x"))
+    with Image.open(src) as im:
+        im = im.convert("RGB")
+        left, top = int(round((im.width - cw) / 2)), int(round((im.height - ch) / 2))
+        cropped = im.crop((left, top, left + cw, top + ch))
+    if "x" in resize:
+        size = tuple(map(int, resize.split("x")))
+    else:
+        n = int(resize)
+        size = (n, int(n * ch / cw)) if cw <= ch else (int(n * cw / ch), n)
+    ref = np.asarray(cropped.resize(size, Image.BILINEAR)).astype(int)
+    got = np.asarray(Image.open(tmp_path / (Path(name).stem + ".png"))).astype(int)
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() <= 1
+
+
+def test_hflip_after_resize(run_loom, media, tmp_path):
+    src = media / "images" / "png" / "test-card.png"
+    run_loom("convert", src, "-o", tmp_path / "plain", "--resize", "40x30")
+    result = run_loom("convert", src, "-o", tmp_path / "flip", "--resize", "40x30", "--hflip")
+    assert result.returncode == 0, result.stderr
+    plain = np.asarray(Image.open(tmp_path / "plain" / "test-card.png"))
+    flipped = np.asarray(Image.open(tmp_path / "flip" / "test-card.png"))
+    assert flipped.shape == plain.shape and not np.array_equal(flipped, plain)
+    assert np.array_equal(flipped, plain[:, ::-1])
+
+
+@pytest.fixture
+def gray_folder(tmp_path):
+    src = tmp_path / "gray"
+    (src / "sub").mkdir(parents=True)
+    for rel in ("a.png", "b.png", "sub/c.png", "sub/d.png"):
+        Image.fromarray(np.full((96, 128, 3), 128, np.uint8)).save(src / rel)
+    return src
+
+
+def outputs(folder):
+    return {f: np.asarray(Image.open(Path(folder) / f)) for f in tree(folder)}
+
+
+def test_noise_seed_is_reproducible_for_any_job_count(run_loom, gray_folder, tmp_path):
+    runs = {}
+    for name, seed, jobs in (("s1j1", 7, 1), ("s1j2", 7, 2), ("s2j2", 8, 2)):
+        result = run_loom("convert", gray_folder, "-o", tmp_path / name, "--noise", "0.1", "--seed", seed,
+                          "-j", jobs, "--format", "png")
+        assert result.returncode == 0, result.stderr
+        assert f"seed {seed}" in result.stderr
+        runs[name] = tree(tmp_path / name)
+    assert runs["s1j1"] == runs["s1j2"] == ["a.png", "b.png", "sub/c.png", "sub/d.png"]
+    for f in runs["s1j1"]:
+        assert (tmp_path / "s1j1" / f).read_bytes() == (tmp_path / "s1j2" / f).read_bytes(), f
+    one, other = outputs(tmp_path / "s1j1"), outputs(tmp_path / "s2j2")
+    for f in one:
+        assert not np.array_equal(one[f], other[f]), f
+    # Each file has its own noise (the stream comes from its path), even though the inputs are equal.
+    assert not np.array_equal(one["a.png"], one["b.png"])
+    assert not np.array_equal(one["sub/c.png"], one["sub/d.png"])
+    # The stream follows the relative path, not the order: converting one file alone gives the same.
+    alone = run_loom("convert", gray_folder / "sub" / "d.png", "-o", tmp_path / "alone", "--noise", "0.1",
+                     "--seed", 7, "--format", "png")
+    assert alone.returncode == 0
+    lone = np.asarray(Image.open(tmp_path / "alone" / "d.png"))
+    assert not np.array_equal(lone, one["sub/d.png"])  # "d.png" and "sub/d.png" are different paths
+    relative = run_loom("convert", gray_folder / "sub", "-o", tmp_path / "rel", "--noise", "0.1", "--seed", 7,
+                        "--format", "png")
+    assert relative.returncode == 0
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "rel" / "d.png")), lone)
+
+
+def test_noise_without_seed_prints_a_seed_that_reproduces_the_run(run_loom, gray_folder, tmp_path):
+    first = run_loom("convert", gray_folder, "-o", tmp_path / "r1", "--noise", "0.05", "--format", "png")
+    assert first.returncode == 0, first.stderr
+    seed = re.search(r"seed (\d+)", first.stderr).group(1)
+    second = run_loom("convert", gray_folder, "-o", tmp_path / "r2", "--noise", "0.05", "--format", "png")
+    assert re.search(r"seed (\d+)", second.stderr).group(1) != seed
+    again = run_loom("convert", gray_folder, "-o", tmp_path / "r3", "--noise", "0.05", "--seed", seed,
+                     "--format", "png")
+    assert again.returncode == 0
+    for f in tree(tmp_path / "r1"):
+        assert (tmp_path / "r1" / f).read_bytes() == (tmp_path / "r3" / f).read_bytes(), f
+
+
+def truncated_normal_pmf(levels, k):
+    """P(trunc_toward_zero(z * levels) == k) for a standard normal z: torchvision's uint8 noise."""
+    cdf = lambda v: 0.5 * math.erfc(-v / (levels * math.sqrt(2)))
+    if k == 0:
+        return cdf(1) - cdf(-1)
+    a = abs(k)
+    return cdf(a + 1) - cdf(a)
+
+
+@pytest.mark.parametrize("sigma", [0.02, 0.1])
+def test_noise_statistics_on_flat_gray_match_sigma(run_loom, tmp_path, sigma):
+    src = tmp_path / "flat.png"
+    Image.fromarray(np.full((256, 256, 3), 128, np.uint8)).save(src)
+    result = run_loom("convert", src, "-o", tmp_path / "out", "--noise", sigma, "--seed", 1)
+    assert result.returncode == 0, result.stderr
+    noise = np.asarray(Image.open(tmp_path / "out" / "flat.png")).astype(float) - 128
+    levels = sigma * 255  # sigma is on the [0, 1] scale, as torchvision's GaussianNoise
+    ks = np.arange(-int(6 * levels) - 1, int(6 * levels) + 2)
+    pmf = np.array([truncated_normal_pmf(levels, k) for k in ks])
+    expected_std = math.sqrt(float((pmf * ks ** 2).sum()))
+    assert abs(noise.mean()) < 0.05 * levels
+    assert abs(noise.std() - expected_std) < 0.01 * expected_std, (noise.std(), expected_std)
+    assert expected_std > levels - 1  # truncation shrinks the spread by less than one level
+    tail = int(2 * levels)  # share beyond two sigma, about 4.6 % before truncation
+    expected_tail = pmf[np.abs(ks) > tail].sum()
+    assert abs(np.mean(np.abs(noise) > tail) - expected_tail) < 0.1 * expected_tail
+
+
+def test_noise_on_16_bit_png_is_8_bit_noise(run_loom, tmp_path):
+    src = tmp_path / "deep.png"
+    Image.fromarray(np.full((32, 32), 40000, np.uint16)).save(src)
+    result = run_loom("convert", src, "-o", tmp_path / "out", "--noise", "0.1", "--seed", 3)
+    assert result.returncode == 0, result.stderr
+    with Image.open(tmp_path / "out" / "deep.png") as im:
+        assert im.mode == "L"
+        assert abs(np.asarray(im).astype(float).mean() - (40000 >> 8)) < 10
+
+
+def test_bad_transform_values_exit_2_before_any_file(run_loom, media, tmp_path):
+    src = media / "images" / "jpeg" / "hopper.jpg"
+    out = tmp_path / "out"
+    cases = {
+        ("--crop", "0x5"): "--crop",
+        ("--crop", "abc"): "--crop",
+        ("--crop", "5x5+1"): "--crop",
+        ("--crop", "5x5-1-1"): "--crop",
+        ("--center-crop", "0"): "--center-crop",
+        ("--center-crop", "4x"): "--center-crop",
+        ("--center-crop",): "--center-crop",
+        ("--noise", "-0.1"): "--noise",
+        ("--noise", "nan"): "--noise",
+        ("--noise", "lots"): "--noise",
+        ("--noise", "0.1", "--seed", "-1"): "--seed",
+        ("--noise", "0.1", "--seed", "18446744073709551616"): "--seed",
+        ("--seed", "4"): "--noise",  # a seed without noise
+        ("--crop", "5x5", "--center-crop", "5x5"): "excludes",
+    }
+    for args, word in cases.items():
+        result = run_loom("convert", src, "-o", out, *args)
+        assert result.returncode == 2, args
+        assert word in result.stderr, (args, result.stderr)
+        assert not out.exists(), args
+
+
+# ---- bench ----
+
+@pytest.mark.parametrize("op", ["resize", "noise", "normalize"])
+def test_bench_prints_a_json_line(run_loom, op):
+    result = run_loom("bench", op, "--size", "320x200", "--iterations", "3", "--threads", "2", timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    line = json.loads(lines[0])
+    assert (line["op"], line["width"], line["height"], line["threads"], line["iterations"]) == (op, 320, 200, 2, 3)
+    assert 0 < line["min_ms"] <= line["median_ms"]
+    assert line["megapixels_per_s"] > 0
+    version = run_loom("--version").stdout
+    targets = version.split("SIMD targets:")[1].split("\n")[0].split()
+    assert line["simd_target"] == targets[0]
+
+
+def test_bench_default_size_is_full_hd(run_loom):
+    result = run_loom("bench", "resize", "--iterations", "1", timeout=60)
+    assert result.returncode == 0, result.stderr
+    line = json.loads(result.stdout)
+    assert (line["width"], line["height"], line["threads"]) == (1920, 1080, 1)
+
+
+def test_bench_rejects_bad_arguments(run_loom):
+    for args in (["bench"], ["bench", "blur"], ["bench", "resize", "--size", "0x10"],
+                 ["bench", "resize", "--size", "big"], ["bench", "resize", "--size", "100000x100000"],
+                 ["bench", "noise", "--threads", "0"], ["bench", "normalize", "--iterations", "0"],
+                 ["bench", "resize", "--iterations", "x"]):
+        result = run_loom(*args)
+        assert result.returncode == 2, args
+        assert result.stdout == "", args
