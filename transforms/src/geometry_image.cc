@@ -50,12 +50,15 @@ std::vector<uint8_t> fill_bytes(const Fill& fill, DType dtype, int64_t channels)
 void remap_plane(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vector<int64_t>& rows,
                  const std::vector<int64_t>& cols, size_t pixel, const uint8_t* fill) {
   const int64_t out_w = static_cast<int64_t>(cols.size());
-  const bool identity_cols = [&] {
+  // Runs of source columns with step +1 (crop, the middle of a pad) or -1 (a horizontal flip) copy
+  // without per-pixel index lookups.
+  auto all_steps = [&](int64_t step) {
     for (int64_t x = 0; x < out_w; ++x) {
-      if (cols[x] != cols[0] + x || cols[0] < 0) return false;
+      if (cols[x] < 0 || cols[x] != cols[0] + step * x) return false;
     }
     return true;
-  }();
+  };
+  const bool identity_cols = all_steps(1), reversed_cols = !identity_cols && all_steps(-1);
   for (int64_t y = 0; y < static_cast<int64_t>(rows.size()); ++y) {
     uint8_t* out = dst + y * out_w * pixel;
     if (rows[y] < 0) {
@@ -65,6 +68,10 @@ void remap_plane(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vec
     const uint8_t* in = src + rows[y] * src_w * pixel;
     if (identity_cols) {
       std::memcpy(out, in + cols[0] * pixel, out_w * pixel);
+      continue;
+    }
+    if (reversed_cols && pixel == 1) {
+      std::reverse_copy(in + cols[out_w - 1], in + cols[0] + 1, out);
       continue;
     }
     for (int64_t x = 0; x < out_w; ++x) {

@@ -17,51 +17,100 @@
 namespace loom::transforms::detail {
 namespace {
 
-struct Plane {
-  int64_t height, width, channels;  // channels interleaved (1 for a CHW plane)
+// Element (y, x, channel k) of an image is at (y * width + x) * pixel_stride + k * channel_stride:
+// HWC has pixel_stride = channels, channel_stride = 1; CHW pixel_stride = 1, channel_stride = H * W.
+struct Strides {
+  int64_t pixel, channel;
 };
+
+// floor and round-half-to-even without libm calls (the baseline x86-64 build has no SSE4.1 roundsd).
+// Valid for |v| < 2^62, which every position inside a loom-sized image is.
+inline int64_t floor_int(double v) {
+  const auto i = static_cast<int64_t>(v);
+  return i - (static_cast<double>(i) > v);
+}
+
+inline int64_t round_half_even(double v) {
+  const int64_t f = floor_int(v);
+  const double frac = v - static_cast<double>(f);
+  return f + (frac > 0.5 || (frac == 0.5 && (f & 1)));
+}
 
 template <typename T>
 T store(double v) {
   if constexpr (std::is_same_v<T, uint8_t>) {
-    return static_cast<uint8_t>(std::clamp(std::nearbyint(v), 0.0, 255.0));
+    return static_cast<uint8_t>(std::clamp<int64_t>(round_half_even(v), 0, 255));
   } else {
     return static_cast<T>(v);
   }
 }
 
-// Samples one interleaved plane; map(x, y) gives the source position of output pixel (x, y).
-// `fill` null: torchvision's fill=None (outside reads as zero, no blending).
+// Where one output pixel reads: four source pixel offsets with their weights (a tap outside the image
+// has weight 0 and offset 0, so every tap can be read without a branch) and the weight inside the
+// image. Nearest uses tap 0 only, with mask 0 when it falls outside.
+struct Taps {
+  int64_t offset[4];
+  double weight[4];
+  double mask;
+};
+
+constexpr Taps kOutside{{0, 0, 0, 0}, {0, 0, 0, 0}, 0.0};
+
+Taps nearest_taps(double sx, double sy, Size in, int64_t pixel_stride) {
+  if (!(std::fabs(sx) < 0x1p52 && std::fabs(sy) < 0x1p52)) return kOutside;  // far outside, or NaN
+  const int64_t rx = round_half_even(sx), ry = round_half_even(sy);
+  if (rx < 0 || ry < 0 || rx >= in.width || ry >= in.height) return kOutside;
+  return Taps{{(ry * in.width + rx) * pixel_stride, 0, 0, 0}, {1, 0, 0, 0}, 1.0};
+}
+
+Taps bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride) {
+  if (!(sx > -1.0 && sy > -1.0 && sx < static_cast<double>(in.width) && sy < static_cast<double>(in.height))) {
+    return kOutside;  // no tap inside (also NaN)
+  }
+  const int64_t x0 = floor_int(sx), y0 = floor_int(sy);
+  const double ax = sx - static_cast<double>(x0), ay = sy - static_cast<double>(y0);
+  Taps t{{0, 0, 0, 0}, {(1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay}, 0.0};
+  for (int k = 0; k < 4; ++k) {
+    const int64_t x = x0 + (k & 1), y = y0 + (k >> 1);
+    if (x < 0 || y < 0 || x >= in.width || y >= in.height) {
+      t.weight[k] = 0.0;
+      continue;
+    }
+    t.offset[k] = (y * in.width + x) * pixel_stride;
+    t.mask += t.weight[k];
+  }
+  return t;
+}
+
+// Warps every channel; map(x, y) gives the source position of output pixel (x, y). The taps of a row
+// are computed once and applied to each channel. `fill` null: torchvision's fill=None (outside reads
+// as zero, no blending).
 template <typename T, typename Map>
-void warp_plane(const T* src, Plane in, T* dst, Size out, const Map& map, bool bilinear, const double* fill) {
-  const int64_t c = in.channels;
+void warp_image(const T* src, Size in, Strides in_strides, T* dst, Size out, Strides out_strides, int64_t channels,
+                const Map& map, bool bilinear, const double* fill) {
+  std::vector<Taps> row(static_cast<size_t>(out.width));
   for (int64_t y = 0; y < out.height; ++y) {
     for (int64_t x = 0; x < out.width; ++x) {
       const auto [sx, sy] = map(x, y);
-      T* o = dst + (y * out.width + x) * c;
+      row[x] = bilinear ? bilinear_taps(sx, sy, in, in_strides.pixel) : nearest_taps(sx, sy, in, in_strides.pixel);
+    }
+    for (int64_t k = 0; k < channels; ++k) {
+      const T* s = src + k * in_strides.channel;
+      T* o = dst + y * out.width * out_strides.pixel + k * out_strides.channel;
+      const double f = fill ? fill[k] : 0.0;
       if (!bilinear) {
-        const double rx = std::nearbyint(sx), ry = std::nearbyint(sy);
-        if (rx >= 0 && ry >= 0 && rx < static_cast<double>(in.width) && ry < static_cast<double>(in.height)) {
-          const T* p = src + (static_cast<int64_t>(ry) * in.width + static_cast<int64_t>(rx)) * c;
-          std::copy(p, p + c, o);
-        } else {
-          for (int64_t k = 0; k < c; ++k) o[k] = store<T>(fill ? fill[k] : 0.0);
-        }
+        const T outside = store<T>(f);
+        for (int64_t x = 0; x < out.width; ++x) o[x * out_strides.pixel] = row[x].mask > 0 ? s[row[x].offset[0]] : outside;
         continue;
       }
-      const double fx0 = std::floor(sx), fy0 = std::floor(sy);
-      const double ax = sx - fx0, ay = sy - fy0;
-      const int64_t x0 = static_cast<int64_t>(fx0), y0 = static_cast<int64_t>(fy0);
-      const double w[4] = {(1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay};
-      const int64_t xs[4] = {x0, x0 + 1, x0, x0 + 1}, ys[4] = {y0, y0, y0 + 1, y0 + 1};
-      double acc[4] = {0, 0, 0, 0}, mask = 0;
-      for (int t = 0; t < 4; ++t) {
-        if (xs[t] < 0 || ys[t] < 0 || xs[t] >= in.width || ys[t] >= in.height || w[t] == 0) continue;
-        const T* p = src + (ys[t] * in.width + xs[t]) * c;
-        for (int64_t k = 0; k < c; ++k) acc[k] += w[t] * static_cast<double>(p[k]);
-        mask += w[t];
+      for (int64_t x = 0; x < out.width; ++x) {
+        const Taps& t = row[x];
+        const double acc = t.weight[0] * static_cast<double>(s[t.offset[0]]) +
+                           t.weight[1] * static_cast<double>(s[t.offset[1]]) +
+                           t.weight[2] * static_cast<double>(s[t.offset[2]]) +
+                           t.weight[3] * static_cast<double>(s[t.offset[3]]);
+        o[x * out_strides.pixel] = store<T>(fill ? t.mask * (acc - f) + f : acc);
       }
-      for (int64_t k = 0; k < c; ++k) o[k] = store<T>(fill ? mask * (acc[k] - fill[k]) + fill[k] : acc[k]);
     }
   }
 }
@@ -79,17 +128,10 @@ Tensor warp_typed(const Tensor& image, vision::Layout layout, Size out, const Ma
   for (int64_t k = 0; k < channels && !opt.fill.empty(); ++k) fill[k] = opt.fill[opt.fill.size() == 1 ? 0 : k];
   Tensor result = hwc ? Tensor::empty({out.height, out.width, channels}, src.dtype())
                       : Tensor::empty({channels, out.height, out.width}, src.dtype());
-  const bool bilinear = opt.interpolation == Interpolation::kBilinear;
-  if (hwc) {
-    warp_plane(src.data<T>(), {in.height, in.width, channels}, result.data<T>(), out, map, bilinear,
-               opt.fill.empty() ? nullptr : fill.data());
-  } else {
-    for (int64_t k = 0; k < channels; ++k) {
-      warp_plane(src.data<T>() + k * in.height * in.width, {in.height, in.width, 1},
-                 result.data<T>() + k * out.height * out.width, out, map, bilinear,
-                 opt.fill.empty() ? nullptr : &fill[k]);
-    }
-  }
+  const Strides in_strides = hwc ? Strides{channels, 1} : Strides{1, in.height * in.width};
+  const Strides out_strides = hwc ? Strides{channels, 1} : Strides{1, out.height * out.width};
+  warp_image(src.data<T>(), in, in_strides, result.data<T>(), out, out_strides, channels, map,
+             opt.interpolation == Interpolation::kBilinear, opt.fill.empty() ? nullptr : fill.data());
   return result;
 }
 
