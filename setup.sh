@@ -20,13 +20,14 @@ PACKAGES=(
   # library dependencies
   libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev libfreetype-dev fonts-dejavu-core
+  libsndfile1-dev libsox-dev
   # tests, sanitizers, fuzzers and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)
   g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libfmt-dev:arm64
   # demo media and reference tools for the parity checks
   ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
-  python3-torch python3-torchvision
+  python3-torch python3-torchvision python3-torchaudio python3-soundfile python3-av
 )
 
 install_packages() {
