@@ -122,4 +122,12 @@ def machine_info():
         "pillow_zlib": features.version("zlib"),
         "opencv": cv2.__version__,
         "numpy": np.__version__,
+        "torch": _version_of("torch"),
     }
+
+
+def _version_of(module):
+    """The version of an importable module, or None; imported only when a benchmark already did."""
+    import sys
+
+    return getattr(sys.modules.get(module), "__version__", None)

@@ -11,8 +11,11 @@ to Pillow (Pillow = 1, higher is faster), for loom (HWC and CHW), Pillow and Ope
 Middle: `loom convert --resize 256` of large JPEGs vs Pillow with and without draft(), one thread,
 relative to Pillow with draft; loom also less its process start-up (dotted), Pillow as a command
 (dotted), and loom on every core (hatched), for context.
-Right: uint8 RGB antialiased resize, one thread, relative to Pillow, for loom on each SIMD target and
-OpenCV (INTER_AREA down, INTER_LINEAR up).
+Right: uint8 RGB antialiased resize, one thread, relative to Pillow, for loom on each SIMD target,
+OpenCV (INTER_AREA down, INTER_LINEAR up) and torchvision's uint8 tensor resize.
+With --noise-normalize (noise_normalize.py's JSON) a second PNG (-o2, default
+docs/performance_transforms.png) shows uint8 GaussianNoise and the fused normalize, one thread, as
+each peer's time over loom's for each loom SIMD target (higher is faster for loom).
 """
 
 import argparse
@@ -24,8 +27,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 -- after choosing the backend
 
-DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "performance_images.png")
-COLORS = {"loom": "#1f77b4", "loom CHW": "#9ecae1", "Pillow": "#ff7f0e", "OpenCV": "#2ca02c"}
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
+DEFAULT_OUT = os.path.join(DOCS, "performance_images.png")
+DEFAULT_OUT2 = os.path.join(DOCS, "performance_transforms.png")
+COLORS = {"loom": "#1f77b4", "loom CHW": "#9ecae1", "Pillow": "#ff7f0e", "OpenCV": "#2ca02c", "torchvision": "#d62728"}
 
 
 def parse_args():
@@ -33,7 +38,10 @@ def parse_args():
     p.add_argument("--decode", required=True, help="JSON written by image_decode.py --json")
     p.add_argument("--convert", required=True, help="JSON written by convert_resize.py --json")
     p.add_argument("--resize", required=True, help="JSON written by resize.py --json")
+    p.add_argument("--noise-normalize", help="JSON written by noise_normalize.py --json (second figure)")
     p.add_argument("-o", "--output", default=DEFAULT_OUT, help="PNG to write (default: docs/performance_images.png)")
+    p.add_argument("-o2", "--output2", default=DEFAULT_OUT2,
+                   help="second PNG, with --noise-normalize (default: docs/performance_transforms.png)")
     return p.parse_args()
 
 
@@ -103,12 +111,41 @@ def plot_resize(ax, resize):
     series = {f"loom {t}": [r["pillow_ms"] / r["loom_ms"][t] for r in resize] for t in targets}
     series["Pillow"] = [1.0 for _ in resize]
     series["OpenCV"] = [r["pillow_ms"] / r["opencv_ms"] for r in resize]
+    if all(r.get("torch_u8_ms") for r in resize):
+        series["torchvision"] = [r["pillow_ms"] / r["torch_u8_ms"] for r in resize]
     shades = ["#08519c", "#3182bd", "#6baed6", "#9ecae1", "#c6dbef", "#deebf7"]
     grouped_bars(ax, series, len(resize), lambda i, tool: COLORS.get(tool, shades[i % len(shades)]))
     ax.set_xticklabels([f"{r['in']}\n-> {r['out']}\n({r['opencv_mode']})" for r in resize], fontsize=8)
     ax.set_ylabel("resize throughput relative to Pillow")
     ax.set_title("uint8 RGB antialiased bilinear resize, one thread", fontsize=10)
     ax.legend(fontsize=7)
+
+
+def plot_noise_normalize(rows, machine, output):
+    """Per op: grouped bars per image size, peer time / loom time for each loom target and peer."""
+    ops = [("gaussian_noise_u8", "noise", "uint8 GaussianNoise (sigma 0.1)", ["torch", "numpy"]),
+           ("normalize_u8_hwc_to_chw", "normalize", "normalize uint8 HWC -> float32 CHW", ["torch", "numpy", "opencv"])]
+    fig, axes = plt.subplots(1, len(ops), figsize=(14, 4.6))
+    shades = ["#08519c", "#3182bd", "#6baed6", "#9ecae1", "#c6dbef", "#deebf7"]
+    for ax, (op, kind, title, peers) in zip(axes, ops):
+        targets = list(rows[0]["loom_ms"][op])
+        series = {f"{peer} / loom {t}": [r["peers_ms"][kind][peer] / r["loom_ms"][op][t] for r in rows]
+                  for peer in peers[:1] for t in targets}
+        for peer in peers[1:]:
+            best = [min(r["loom_ms"][op].values()) for r in rows]
+            series[f"{peer} / loom best"] = [r["peers_ms"][kind][peer] / b for r, b in zip(rows, best)]
+        grouped_bars(ax, series, len(rows), lambda i, tool: shades[i % len(shades)] if "torch" in tool
+                     else ("#2ca02c" if "opencv" in tool else "#ff7f0e"))
+        ax.set_xticklabels([r["size"] for r in rows], fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("peer time / loom time (higher: loom faster)")
+        ax.set_title(f"{title}, one thread", fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"loom vs torch {machine.get('torch') or ''} / NumPy {machine['numpy']} / OpenCV {machine['opencv']} -- {machine['cpu']}, "
+                 f"{machine['cores']} cores, {machine['date'][:10]}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(f"wrote {output}")
 
 
 def main():
@@ -125,6 +162,9 @@ def main():
     fig.tight_layout()
     fig.savefig(args.output, dpi=110)
     print(f"wrote {args.output}")
+    if args.noise_normalize:
+        data = load(args.noise_normalize)
+        plot_noise_normalize(data["noise_normalize"], data["machine"], args.output2)
 
 
 if __name__ == "__main__":

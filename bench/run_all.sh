@@ -7,7 +7,7 @@
 #            bench/loom_bench_image_decode in it, e.g.
 #              cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release && ninja -C build
 # RESULTS_DIR: where the JSON and text outputs go (default: a new temporary folder, printed).
-# Writes docs/performance_images.png. Needs Debian's /usr/bin/python3 with python3-pil,
+# Writes docs/performance_images.png and docs/performance_transforms.png. Needs Debian's /usr/bin/python3 with python3-pil,
 # python3-opencv, python3-numpy and python3-matplotlib. Takes a few minutes; keep the machine quiet.
 set -euo pipefail
 
@@ -41,7 +41,15 @@ if [[ -x "$build/bench/loom_bench_color" ]]; then
 else
   echo "missing $build/bench/loom_bench_color: build loom first" >&2; exit 1
 fi
+echo "== geometric transforms"
+if [[ -x "$build/bench/loom_bench_geometry" ]]; then
+  "$py" "$here/geometry.py" --loom-bench "$build/bench/loom_bench_geometry" \
+    --json "$results/geometry.json" | tee "$results/geometry.txt"
+else
+  echo "missing $build/bench/loom_bench_geometry: build loom first" >&2; exit 1
+fi
 echo "== plot"
 "$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
-  -o "$here/../docs/performance_images.png"
+  --noise-normalize "$results/noise_normalize.json" \
+  -o "$here/../docs/performance_images.png" -o2 "$here/../docs/performance_transforms.png"
 echo "results: $results"

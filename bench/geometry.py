@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""uint8 RGB geometric transforms, one thread: loom (CHW and HWC) vs torchvision 0.14 and OpenCV 4.6.
+
+Run with Debian's Python: /usr/bin/python3 (python3-opencv, python3-numpy, python3-torch,
+python3-torchvision).
+
+    /usr/bin/python3 bench/geometry.py --loom-bench build/bench/loom_bench_geometry [--json out.json]
+
+The same synthetic RGB images (1920x1080 and 224x224, benchlib.synthetic_rgb) and the same parameters
+go to every tool:
+  loom         transforms/geometry.h on a Sample (uint8 CHW and HWC), timed in C++ (loom_bench_geometry)
+  torchvision  transforms.functional on a uint8 CHW tensor, torch.set_num_threads(1): hflip, vflip,
+               crop (+ .contiguous(): torchvision's crop is a view, loom's a copy), pad (constant and
+               padding_mode="reflect"), rotate (NEAREST / BILINEAR, expand False / True), affine,
+               perspective (BILINEAR). Its uint8 warps convert to float, grid_sample and round.
+  OpenCV       on an HWC numpy array, cv2.setNumThreads(1): cv2.flip, slicing + .copy() for crop,
+               cv2.copyMakeBorder (BORDER_CONSTANT; BORDER_REFLECT_101 = torchvision's "reflect"),
+               cv2.warpAffine (INTER_NEAREST / INTER_LINEAR, WARP_INVERSE_MAP) with torchvision's own
+               inverse matrix for rotate and affine, moved to OpenCV's pixel coordinates (same angle,
+               same centre, same expanded size), cv2.warpPerspective with torchvision's perspective
+               coefficients likewise.
+The "|cv-tv|" column is the mean absolute difference of OpenCV's and torchvision's output pixels: a
+check that both got the same geometry (not 0: rounding and edge handling differ).
+Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom
+time (> 1: loom is faster): torchvision / loom CHW and OpenCV / loom HWC.
+"""
+import argparse
+import json
+import math
+import subprocess
+import tempfile
+
+import cv2
+import numpy as np
+import torch
+import torchvision.transforms.functional as TF
+from torchvision.transforms import InterpolationMode
+
+import benchlib
+
+SIZES = [(1920, 1080), (224, 224)]
+PAD = 32
+ANGLE = 30.0
+AFFINE = {"angle": 15.0, "translate": [20, 10], "scale": 1.1, "shear": [5.0, 3.0]}
+OPS = ["hflip", "vflip", "crop", "pad_constant", "pad_reflect", "rotate_nearest", "rotate_bilinear",
+       "rotate_nearest_expand", "rotate_bilinear_expand", "affine_nearest", "affine_bilinear", "perspective_bilinear"]
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--loom-bench", required=True, help="path of loom_bench_geometry")
+    p.add_argument("--json", help="also write the results as JSON here")
+    return p.parse_args()
+
+
+def params(w, h):
+    """Crop window (top, left, height, width) and perspective end points for a w x h image."""
+    crop = (h // 4, w // 4, h // 2, w // 2)
+    start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+    end = [[round(w * 0.05), round(h * 0.10)], [round(w * 0.90), round(h * 0.05)],
+           [round(w * 0.95), round(h * 0.90)], [round(w * 0.10), round(h * 0.95)]]
+    return crop, start, end
+
+
+def loom_times(bench, image, crop, end):
+    """{(layout, op): ms} from loom_bench_geometry on `image` (H x W x 3 uint8)."""
+    with tempfile.NamedTemporaryFile(suffix=".rgb") as raw:
+        raw.write(image.tobytes())
+        raw.flush()
+        h, w, _ = image.shape
+        a = AFFINE
+        args = [f"crop={','.join(map(str, crop))}", f"pad={PAD}", f"angle={ANGLE}",
+                f"affine={a['angle']},{a['translate'][0]},{a['translate'][1]},{a['scale']},{a['shear'][0]},{a['shear'][1]}",
+                "perspective=" + ",".join(str(v) for p in end for v in p)]
+        out = subprocess.run([bench, raw.name, str(w), str(h), *args], capture_output=True, text=True,
+                             check=True).stdout
+    return {(r["layout"], r["op"]): r["ms"] for r in map(json.loads, out.splitlines())}
+
+
+def cv_affine(inverse, in_size, out_size):
+    """torchvision's inverse affine matrix (output -> input, about the image centres, pixel centres at
+    i + 0.5) as a 2x3 matrix for cv2.warpAffine(..., WARP_INVERSE_MAP) in OpenCV's pixel coordinates."""
+    (w, h), (ow, oh) = in_size, out_size
+    a = np.array(inverse, dtype=np.float64).reshape(2, 3)
+    c_in = np.array([(w - 1) / 2, (h - 1) / 2])
+    c_out = np.array([(ow - 1) / 2, (oh - 1) / 2])
+    m = a.copy()
+    m[:, 2] = a[:, 2] + c_in - a[:, :2] @ c_out
+    return m
+
+
+def cv_perspective(start, end):
+    """torchvision's perspective coefficients (output -> input, on i + 0.5) as a 3x3 matrix for
+    cv2.warpPerspective(..., WARP_INVERSE_MAP)."""
+    c = TF._get_perspective_coeffs(start, end)
+    hom = np.array([c[0:3], c[3:6], [c[6], c[7], 1.0]], dtype=np.float64)
+    shift = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]], dtype=np.float64)
+    return np.linalg.inv(shift) @ hom @ shift
+
+
+def peer_ops(image, crop, start, end):
+    """{op: (torchvision fn, OpenCV fn)}, each a no-argument call on the same pixels."""
+    h, w, _ = image.shape
+    chw = torch.from_numpy(np.ascontiguousarray(image.transpose(2, 0, 1)))
+    top, left, ch, cw = crop
+    near, bil = InterpolationMode.NEAREST, InterpolationMode.BILINEAR
+    rot_inv = TF._get_inverse_affine_matrix([0.0, 0.0], -ANGLE, [0.0, 0.0], 1.0, [0.0, 0.0])
+    a = AFFINE
+    aff_inv = TF._get_inverse_affine_matrix([0.0, 0.0], a["angle"], [float(t) for t in a["translate"]], a["scale"],
+                                            a["shear"])
+    oh, ow = TF.rotate(chw, ANGLE, expand=True).shape[-2:]  # torchvision's expanded size
+    rot = cv_affine(rot_inv, (w, h), (w, h))
+    rot_expand = cv_affine(rot_inv, (w, h), (ow, oh))
+    aff = cv_affine(aff_inv, (w, h), (w, h))
+    persp = cv_perspective(start, end)
+    inv = cv2.WARP_INVERSE_MAP
+    const = dict(borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return {
+        "hflip": (lambda: TF.hflip(chw), lambda: cv2.flip(image, 1)),
+        "vflip": (lambda: TF.vflip(chw), lambda: cv2.flip(image, 0)),
+        "crop": (lambda: TF.crop(chw, top, left, ch, cw).contiguous(),
+                 lambda: image[top:top + ch, left:left + cw].copy()),
+        "pad_constant": (lambda: TF.pad(chw, PAD, fill=0, padding_mode="constant"),
+                         lambda: cv2.copyMakeBorder(image, PAD, PAD, PAD, PAD, cv2.BORDER_CONSTANT, value=0)),
+        "pad_reflect": (lambda: TF.pad(chw, PAD, padding_mode="reflect"),
+                        lambda: cv2.copyMakeBorder(image, PAD, PAD, PAD, PAD, cv2.BORDER_REFLECT_101)),
+        "rotate_nearest": (lambda: TF.rotate(chw, ANGLE, near),
+                           lambda: cv2.warpAffine(image, rot, (w, h), flags=cv2.INTER_NEAREST | inv, **const)),
+        "rotate_bilinear": (lambda: TF.rotate(chw, ANGLE, bil),
+                            lambda: cv2.warpAffine(image, rot, (w, h), flags=cv2.INTER_LINEAR | inv, **const)),
+        "rotate_nearest_expand": (lambda: TF.rotate(chw, ANGLE, near, expand=True),
+                                  lambda: cv2.warpAffine(image, rot_expand, (ow, oh), flags=cv2.INTER_NEAREST | inv,
+                                                         **const)),
+        "rotate_bilinear_expand": (lambda: TF.rotate(chw, ANGLE, bil, expand=True),
+                                   lambda: cv2.warpAffine(image, rot_expand, (ow, oh), flags=cv2.INTER_LINEAR | inv,
+                                                          **const)),
+        "affine_nearest": (lambda: TF.affine(chw, interpolation=near, **AFFINE),
+                           lambda: cv2.warpAffine(image, aff, (w, h), flags=cv2.INTER_NEAREST | inv, **const)),
+        "affine_bilinear": (lambda: TF.affine(chw, interpolation=bil, **AFFINE),
+                            lambda: cv2.warpAffine(image, aff, (w, h), flags=cv2.INTER_LINEAR | inv, **const)),
+        "perspective_bilinear": (lambda: TF.perspective(chw, start, end, bil),
+                                 lambda: cv2.warpPerspective(image, persp, (w, h), flags=cv2.INTER_LINEAR | inv,
+                                                             **const)),
+    }
+
+
+def main():
+    args = parse_args()
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+    rows = []
+    for w, h in SIZES:
+        image = benchlib.synthetic_rgb(w, h)
+        crop, start, end = params(w, h)
+        loom = loom_times(args.loom_bench, image, crop, end)
+        with torch.inference_mode():
+            for op, (tv_fn, cv_fn) in peer_ops(image, crop, start, end).items():
+                tv_out = tv_fn().permute(1, 2, 0).numpy()
+                cv_out = cv_fn()
+                diff = (float(np.abs(tv_out.astype(np.int16) - cv_out.astype(np.int16)).mean())
+                        if tv_out.shape == cv_out.shape else math.nan)
+                rows.append({"op": op, "size": f"{w}x{h}", "loom_chw_ms": loom[("CHW", op)],
+                             "loom_hwc_ms": loom[("HWC", op)],
+                             "torchvision_ms": benchlib.median_seconds(tv_fn, warmup=0.1) * 1e3,
+                             "opencv_ms": benchlib.median_seconds(cv_fn, warmup=0.1) * 1e3,
+                             "opencv_torchvision_mean_abs_diff": diff})
+    print(f"uint8 RGB geometric transforms, one thread (ms; pad {PAD} px per side, rotate {ANGLE:g} deg, affine "
+          f"{AFFINE}; ratio = peer / loom, > 1: loom faster)")
+    print(f"{'op':<24}{'size':>11}{'loom CHW':>10}{'loom HWC':>10}{'torchvis':>10}{'OpenCV':>10}"
+          f"{'tv/loomCHW':>12}{'cv/loomHWC':>12}{'|cv-tv|':>9}")
+    for r in rows:
+        print(f"{r['op']:<24}{r['size']:>11}{r['loom_chw_ms']:10.3f}{r['loom_hwc_ms']:10.3f}{r['torchvision_ms']:10.3f}"
+              f"{r['opencv_ms']:10.3f}{r['torchvision_ms'] / r['loom_chw_ms']:12.2f}"
+              f"{r['opencv_ms'] / r['loom_hwc_ms']:12.2f}{r['opencv_torchvision_mean_abs_diff']:9.2f}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"machine": benchlib.machine_info(), "params": {"pad": PAD, "angle": ANGLE, "affine": AFFINE},
+                       "geometry": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
