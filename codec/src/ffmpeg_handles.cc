@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
 
 namespace loom::ffmpeg {
@@ -39,13 +41,21 @@ void throw_error(int errnum, const std::string& input, const std::string& what) 
   throw Error(code, input, fmt::format("{}: {}", what, error_string(errnum)));
 }
 
-UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline) {
+namespace {
+
+// Shared by both open_input overloads: `pb` is a custom AVIOContext or nullptr for a file path.
+UniqueFormatContext open_with(const std::string& path, const std::string& url, AVIOContext* pb, const Limits& limits,
+                              Deadline& deadline) {
   static std::once_flag quiet;
   std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
 
   AVFormatContext* raw = avformat_alloc_context();
   if (raw == nullptr) throw std::bad_alloc();
   raw->interrupt_callback = {interrupt_callback, &deadline};
+  if (pb != nullptr) {
+    raw->pb = pb;
+    raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+  }
   raw->max_streams = limits.max_streams;
   AVDictionary* opts = nullptr;
   av_dict_set(&opts, "protocol_whitelist", "file", 0);
@@ -53,8 +63,6 @@ UniqueFormatContext open_input(const std::string& path, const Limits& limits, De
   av_dict_set_int(&opts, "probesize", limits.probe_bytes, 0);
   av_dict_set_int(&opts, "analyzeduration", static_cast<int64_t>(limits.analyze_seconds * AV_TIME_BASE), 0);
   std::unique_ptr<AVDictionary, DictionaryDeleter> owned_opts(opts);
-  // "file:" keeps a path with a colon from being read as a protocol name.
-  const std::string url = "file:" + path;
   AVDictionary* o = owned_opts.release();
   // avformat_open_input frees `raw` itself on failure.
   const int ret = avformat_open_input(&raw, url.c_str(), nullptr, &o);
@@ -75,6 +83,68 @@ UniqueFormatContext open_input(const std::string& path, const Limits& limits, De
   if (info < 0) throw_error(info, path, "cannot read stream information");
   if (ctx->nb_streams == 0) throw Error(ErrorCode::kInvalidInput, path, "holds no streams");
   return ctx;
+}
+
+}  // namespace
+
+UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline) {
+  // "file:" keeps a path with a colon from being read as a protocol name.
+  return open_with(path, "file:" + path, nullptr, limits, deadline);
+}
+
+struct MemoryInput::State {
+  ByteSource source;
+  size_t pos = 0;
+};
+
+namespace {
+
+int memory_read(void* opaque, uint8_t* buf, int size) {
+  auto* s = static_cast<MemoryInput::State*>(opaque);
+  const size_t n = std::min(static_cast<size_t>(size), s->source.size() - s->pos);
+  if (n == 0) return AVERROR_EOF;
+  std::memcpy(buf, s->source.data() + s->pos, n);
+  s->pos += n;
+  return static_cast<int>(n);
+}
+
+int64_t memory_seek(void* opaque, int64_t offset, int whence) {
+  auto* s = static_cast<MemoryInput::State*>(opaque);
+  const auto size = static_cast<int64_t>(s->source.size());
+  whence &= ~AVSEEK_FORCE;
+  if (whence == AVSEEK_SIZE) return size;
+  int64_t target = offset;
+  if (whence == SEEK_CUR) target += static_cast<int64_t>(s->pos);
+  else if (whence == SEEK_END) target += size;
+  else if (whence != SEEK_SET) return AVERROR(EINVAL);
+  if (target < 0 || target > size) return AVERROR(EINVAL);
+  s->pos = static_cast<size_t>(target);
+  return target;
+}
+
+void free_avio(AVIOContext* io) {
+  if (io != nullptr) {
+    av_freep(&io->buffer);
+    avio_context_free(&io);
+  }
+}
+
+}  // namespace
+
+MemoryInput open_input(const ByteSource& source, const Limits& limits, Deadline& deadline) {
+  MemoryInput in;
+  in.state = std::make_shared<MemoryInput::State>(MemoryInput::State{source, 0});
+  constexpr int kBufferSize = 64 * 1024;
+  auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferSize));
+  if (buffer == nullptr) throw std::bad_alloc();
+  AVIOContext* io = avio_alloc_context(buffer, kBufferSize, 0, in.state.get(), memory_read, nullptr, memory_seek);
+  if (io == nullptr) {
+    av_free(buffer);
+    throw std::bad_alloc();
+  }
+  in.io = std::unique_ptr<AVIOContext, void (*)(AVIOContext*)>(io, free_avio);
+  in.ctx = open_with(source.name(), source.name(), io, limits, deadline);
+  return in;
 }
 
 }  // namespace loom::ffmpeg

@@ -4,12 +4,15 @@
 
 extern "C" {
 #include <libavformat/avformat.h>
+#include <libavformat/avio.h>
 #include <libavutil/error.h>
 }
 
 #include <chrono>
 #include <memory>
 #include <string>
+
+#include "loom/codec/byte_source.h"
 
 #include "loom/codec/error.h"
 #include "loom/codec/limits.h"
@@ -40,5 +43,19 @@ struct Deadline {
 // Opens a local media file with loom's whitelists, limits and `deadline` (attached as the interrupt
 // callback), then reads stream information. Quietens FFmpeg's logging once per process.
 UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline);
+
+// An input opened from memory: the custom AVIOContext that reads `source`, and the format context that
+// uses it. Members are destroyed in reverse order, so the format context is closed before its I/O.
+struct MemoryInput {
+  struct State;  // the ByteSource and the read position
+  std::shared_ptr<State> state;
+  std::unique_ptr<AVIOContext, void (*)(AVIOContext*)> io{nullptr, nullptr};
+  UniqueFormatContext ctx;
+};
+
+// open_input over the bytes of `source` (same whitelist, limits and deadline; errors name
+// source.name()). The source's bytes must stay alive while the result exists (ByteSource copies share
+// them, and the result holds a copy).
+MemoryInput open_input(const ByteSource& source, const Limits& limits, Deadline& deadline);
 
 }  // namespace loom::ffmpeg

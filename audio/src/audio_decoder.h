@@ -1,0 +1,57 @@
+// Private decoder interface shared by load(), decode() and AudioReader: libsndfile for the PCM/FLAC/
+// Vorbis families, FFmpeg for everything else.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "loom/codec/byte_source.h"
+#include "loom/codec/limits.h"
+#include "loom/codec/tensor.h"
+
+namespace loom::audio::detail {
+
+// Where the encoded bytes come from: a file path (read through the OS, never whole) or a ByteSource.
+struct Input {
+  std::filesystem::path path;       // used when source is empty
+  std::optional<ByteSource> source;
+  std::string name() const { return source ? source->name() : path.string(); }
+};
+
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  int sample_rate() const { return sample_rate_; }
+  int channels() const { return channels_; }
+  // dtype of read(normalize = false).
+  DType native_dtype() const { return native_; }
+  // Exact frame count when known before decoding, else nullopt.
+  std::optional<int64_t> num_frames() const { return num_frames_; }
+  int64_t position() const { return position_; }
+
+  // Reads up to `max_frames` interleaved frames into `out` (room for max_frames * channels() elements
+  // of float32 when normalize, native_dtype() otherwise). Returns the frames read; 0 only at the end.
+  virtual int64_t read(void* out, int64_t max_frames, bool normalize) = 0;
+  // Exact seek; past the end, read() returns 0.
+  virtual void seek(int64_t frame) = 0;
+
+ protected:
+  int sample_rate_ = 0;
+  int channels_ = 0;
+  DType native_ = DType::kFloat32;
+  std::optional<int64_t> num_frames_;
+  int64_t position_ = 0;
+};
+
+// libsndfile when it recognises the input as one of the formats it serves, else nullptr.
+std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits& limits);
+// FFmpeg; throws loom::Error when the input cannot be decoded.
+std::unique_ptr<Decoder> open_ffmpeg(const Input& input, int stream_index, const Limits& limits);
+
+// open_sndfile, else open_ffmpeg; checks the stream index, channels and rate against the limits.
+std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, const Limits& limits);
+
+}  // namespace loom::audio::detail

@@ -1,0 +1,193 @@
+// libsndfile decoding for WAV/AIFF/AU/CAF/FLAC PCM-family files and Ogg/Vorbis.
+#include <sndfile.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+#include "audio_decoder.h"
+#include "loom/codec/error.h"
+#include "loom/codec/sniff.h"
+
+namespace loom::audio::detail {
+namespace {
+
+struct VirtualFile {
+  ByteSource source;
+  sf_count_t pos = 0;
+};
+
+sf_count_t vio_length(void* user) { return static_cast<sf_count_t>(static_cast<VirtualFile*>(user)->source.size()); }
+
+sf_count_t vio_seek(sf_count_t offset, int whence, void* user) {
+  auto* f = static_cast<VirtualFile*>(user);
+  const auto size = static_cast<sf_count_t>(f->source.size());
+  sf_count_t target = offset;
+  if (whence == SEEK_CUR) target += f->pos;
+  else if (whence == SEEK_END) target += size;
+  if (target < 0) return -1;
+  f->pos = target;  // past the end is allowed (reads then return 0), as lseek allows
+  return f->pos;
+}
+
+sf_count_t vio_read(void* ptr, sf_count_t count, void* user) {
+  auto* f = static_cast<VirtualFile*>(user);
+  const auto size = static_cast<sf_count_t>(f->source.size());
+  if (count <= 0 || f->pos >= size) return 0;
+  const sf_count_t n = std::min(count, size - f->pos);
+  std::memcpy(ptr, f->source.data() + f->pos, static_cast<size_t>(n));
+  f->pos += n;
+  return n;
+}
+
+sf_count_t vio_write(const void*, sf_count_t, void*) { return 0; }
+sf_count_t vio_tell(void* user) { return static_cast<VirtualFile*>(user)->pos; }
+
+bool served(const SF_INFO& info) {
+  const int major = info.format & SF_FORMAT_TYPEMASK;
+  const int sub = info.format & SF_FORMAT_SUBMASK;
+  switch (major) {
+    case SF_FORMAT_WAV: case SF_FORMAT_WAVEX: case SF_FORMAT_RF64: case SF_FORMAT_W64: case SF_FORMAT_AIFF:
+    case SF_FORMAT_AU: case SF_FORMAT_CAF: case SF_FORMAT_FLAC: case SF_FORMAT_OGG:
+      break;
+    default:
+      return false;
+  }
+  switch (sub) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_16: case SF_FORMAT_PCM_24: case SF_FORMAT_PCM_32:
+    case SF_FORMAT_PCM_U8: case SF_FORMAT_FLOAT: case SF_FORMAT_DOUBLE: case SF_FORMAT_ULAW:
+    case SF_FORMAT_ALAW: case SF_FORMAT_VORBIS:
+      return true;
+    default:
+      return false;  // ADPCM, Opus, MP3, ...: FFmpeg
+  }
+}
+
+struct SndfileCloser {
+  void operator()(SNDFILE* f) const { sf_close(f); }
+};
+
+class SndfileDecoder final : public Decoder {
+ public:
+  SndfileDecoder(std::unique_ptr<VirtualFile> vf, std::unique_ptr<SNDFILE, SndfileCloser> file, const SF_INFO& info,
+                 std::string name)
+      : vf_(std::move(vf)), file_(std::move(file)), name_(std::move(name)) {
+    sample_rate_ = info.samplerate;
+    channels_ = info.channels;
+    frames_ = info.frames;
+    num_frames_ = info.frames;
+    sub_ = info.format & SF_FORMAT_SUBMASK;
+    switch (sub_) {
+      case SF_FORMAT_PCM_U8: native_ = DType::kUInt8; break;
+      case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_16: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW:
+        native_ = DType::kInt16; break;
+      case SF_FORMAT_PCM_24: case SF_FORMAT_PCM_32: native_ = DType::kInt32; break;
+      case SF_FORMAT_DOUBLE: native_ = DType::kFloat64; break;
+      default: native_ = DType::kFloat32; break;  // FLOAT, VORBIS
+    }
+  }
+
+  int64_t read(void* out, int64_t max_frames, bool normalize) override {
+    if (position_ >= frames_ || max_frames <= 0) return 0;
+    const sf_count_t want = std::min<sf_count_t>(max_frames, frames_ - position_);
+    sf_count_t got = 0;
+    SNDFILE* f = file_.get();
+    if (normalize) {
+      got = sf_readf_float(f, static_cast<float*>(out), want);
+    } else {
+      switch (native_) {
+        case DType::kUInt8: {
+          // libsndfile reads u8 as (x - 128) << 8; undo it exactly (no loss: the low byte is 0).
+          scratch_.resize(static_cast<size_t>(want * channels_));
+          got = sf_readf_short(f, scratch_.data(), want);
+          auto* o = static_cast<uint8_t*>(out);
+          for (sf_count_t i = 0; i < got * channels_; ++i) o[i] = static_cast<uint8_t>((scratch_[i] >> 8) + 128);
+          break;
+        }
+        case DType::kInt16: got = sf_readf_short(f, static_cast<short*>(out), want); break;
+        case DType::kInt32: got = sf_readf_int(f, static_cast<int*>(out), want); break;
+        case DType::kFloat64: got = sf_readf_double(f, static_cast<double*>(out), want); break;
+        default: got = sf_readf_float(f, static_cast<float*>(out), want); break;
+      }
+    }
+    if (got < want) {
+      const int err = sf_error(f);
+      if (err != SF_ERR_NO_ERROR) {
+        throw Error(ErrorCode::kInvalidInput, name_,
+                    fmt::format("corrupt audio data near frame {}: {}", position_ + got, sf_strerror(f)));
+      }
+      frames_ = position_ + got;  // the data ends early: what is there is what the file holds
+    }
+    position_ += got;
+    return got;
+  }
+
+  void seek(int64_t frame) override {
+    if (frame >= frames_) {
+      position_ = frame;
+      return;
+    }
+    if (sub_ == SF_FORMAT_VORBIS) {
+      // libsndfile's Vorbis seek is not sample-exact near the end of a stream (its output differs from a
+      // full decode there), so seek by decoding: forward from here, backward from the start.
+      if (frame < position_) {
+        if (sf_seek(file_.get(), 0, SEEK_SET) != 0) {
+          throw Error(ErrorCode::kInvalidInput, name_, fmt::format("cannot seek to the start: {}", sf_strerror(file_.get())));
+        }
+        position_ = 0;
+      }
+      scratch_float_.resize(static_cast<size_t>(4096) * static_cast<size_t>(channels_));
+      while (position_ < frame) {
+        if (read(scratch_float_.data(), std::min<int64_t>(4096, frame - position_), true) == 0) {
+          position_ = frame;
+          break;
+        }
+      }
+      return;
+    }
+    if (sf_seek(file_.get(), frame, SEEK_SET) != frame) {
+      throw Error(ErrorCode::kInvalidInput, name_, fmt::format("cannot seek to frame {}: {}", frame,
+                                                               sf_strerror(file_.get())));
+    }
+    position_ = frame;
+  }
+
+ private:
+  std::unique_ptr<VirtualFile> vf_;  // outlives file_ (declared first, destroyed last)
+  std::unique_ptr<SNDFILE, SndfileCloser> file_;
+  std::string name_;
+  int64_t frames_ = 0;
+  int sub_ = 0;
+  std::vector<short> scratch_;
+  std::vector<float> scratch_float_;
+};
+
+}  // namespace
+
+std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits&) {
+  // Formats that loom's sniffer names and libsndfile does not serve go straight to FFmpeg (libsndfile's
+  // MP3 reader would also print warnings of its own on stderr).
+  const Format sniffed = input.source ? sniff_format(input.source->bytes().first(std::min<size_t>(input.source->size(), 512)))
+                                      : sniff_file(input.path);
+  if (sniffed != Format::kUnknown && sniffed != Format::kWav && sniffed != Format::kAiff && sniffed != Format::kFlac &&
+      sniffed != Format::kAu && sniffed != Format::kOgg) {
+    return nullptr;
+  }
+  SF_INFO info{};
+  std::unique_ptr<VirtualFile> vf;
+  SNDFILE* raw = nullptr;
+  if (input.source) {
+    vf = std::make_unique<VirtualFile>(VirtualFile{*input.source, 0});
+    SF_VIRTUAL_IO io{vio_length, vio_seek, vio_read, vio_write, vio_tell};
+    raw = sf_open_virtual(&io, SFM_READ, &info, vf.get());
+  } else {
+    raw = sf_open(input.path.c_str(), SFM_READ, &info);
+  }
+  if (raw == nullptr) return nullptr;  // not a format libsndfile knows: FFmpeg gets its turn
+  std::unique_ptr<SNDFILE, SndfileCloser> file(raw);
+  if (!served(info) || info.frames < 0) return nullptr;
+  return std::make_unique<SndfileDecoder>(std::move(vf), std::move(file), info, input.name());
+}
+
+}  // namespace loom::audio::detail
