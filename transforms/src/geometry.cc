@@ -62,7 +62,7 @@ PointMap affine_map(const detail::AffineMatrix& m) {
 struct AffinePlan {
   detail::AffineMatrix inverse;  // output to input, about the image centres (for the pixels)
   PointMap forward;              // input to output, from the top-left corner (for the annotations)
-  Point shift;                   // subtracted from mapped annotations: the expanded canvas' origin
+  Point shift;                   // subtracted from mapped annotations: in_centre - out_centre
   Size out_size;
 };
 
@@ -75,15 +75,13 @@ AffinePlan plan_affine(Size in, double angle, Point translate, double scale, Poi
   plan.inverse = detail::affine_matrix(centered, angle, translate, scale, shear, true);
   plan.out_size = expand ? detail::affine_expanded_size(plan.inverse, in) : in;
   plan.forward = affine_map(detail::affine_matrix(pivot, angle, translate, scale, shear, false));
-  plan.shift = {0.0, 0.0};
-  if (expand) {
-    plan.shift = {INFINITY, INFINITY};
-    const double w = static_cast<double>(in.width), h = static_cast<double>(in.height);
-    for (const Point corner : {Point{0, 0}, Point{0, h}, Point{w, h}, Point{w, 0}}) {
-      const Point q = plan.forward(corner);
-      plan.shift = {std::min(plan.shift.x, q.x), std::min(plan.shift.y, q.y)};
-    }
-  }
+  // The pixels put the input centre's image (under the map about the image centre) at the output
+  // centre, so a point p lands at forward(p) - in_centre + out_centre. torchvision instead shifts an
+  // expanded rotation's annotations by the top-left of the mapped input corners, which leaves them up
+  // to a pixel off its own pixels (the output size is rounded up to whole pixels on both sides) and
+  // several pixels off with a `center` away from the image centre; loom keeps them on the pixels.
+  plan.shift = {0.5 * static_cast<double>(in.width - plan.out_size.width),
+                0.5 * static_cast<double>(in.height - plan.out_size.height)};
   return plan;
 }
 
