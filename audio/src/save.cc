@@ -1,0 +1,206 @@
+// audio::save through libsndfile (virtual I/O into memory), then loom::write_file_atomic.
+#include "loom/audio/save.h"
+
+#include <sndfile.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <vector>
+
+#include "loom/codec/byte_source.h"
+#include "loom/codec/error.h"
+
+namespace loom::audio {
+namespace {
+
+struct MemoryFile {
+  std::vector<uint8_t> bytes;
+  sf_count_t pos = 0;
+};
+
+sf_count_t mf_length(void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); }
+sf_count_t mf_seek(sf_count_t offset, int whence, void* user) {
+  auto* f = static_cast<MemoryFile*>(user);
+  sf_count_t target = offset;
+  if (whence == SEEK_CUR) target += f->pos;
+  else if (whence == SEEK_END) target += static_cast<sf_count_t>(f->bytes.size());
+  if (target < 0) return -1;
+  f->pos = target;
+  return target;
+}
+sf_count_t mf_read(void* ptr, sf_count_t count, void* user) {
+  auto* f = static_cast<MemoryFile*>(user);
+  const auto size = static_cast<sf_count_t>(f->bytes.size());
+  if (count <= 0 || f->pos >= size) return 0;
+  const sf_count_t n = std::min(count, size - f->pos);
+  std::memcpy(ptr, f->bytes.data() + f->pos, static_cast<size_t>(n));
+  f->pos += n;
+  return n;
+}
+sf_count_t mf_write(const void* ptr, sf_count_t count, void* user) {
+  auto* f = static_cast<MemoryFile*>(user);
+  if (count <= 0) return 0;
+  const auto end = static_cast<size_t>(f->pos + count);
+  if (end > f->bytes.size()) f->bytes.resize(end);
+  std::memcpy(f->bytes.data() + f->pos, ptr, static_cast<size_t>(count));
+  f->pos += count;
+  return count;
+}
+sf_count_t mf_tell(void* user) { return static_cast<MemoryFile*>(user)->pos; }
+
+struct SndfileCloser {
+  void operator()(SNDFILE* f) const { sf_close(f); }
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string format_of(const std::filesystem::path& path, const SaveOptions& o, const std::string& name) {
+  std::string f = lower(o.format);
+  if (f.empty()) {
+    const std::string ext = lower(path.extension().string());
+    if (ext == ".wav") f = "wav";
+    else if (ext == ".flac") f = "flac";
+    else if (ext == ".aif" || ext == ".aiff" || ext == ".aifc") f = "aiff";
+    else if (ext == ".ogg" || ext == ".oga") f = "ogg";
+    else if (ext == ".opus") f = "opus";
+    else if (ext == ".mp3") f = "mp3";
+    else throw Error(ErrorCode::kInvalidInput, name, fmt::format("no audio format for the extension \"{}\"; set SaveOptions::format", ext));
+  }
+  if (f == "vorbis") f = "ogg";
+  if (f != "wav" && f != "flac" && f != "aiff" && f != "ogg" && f != "opus" && f != "mp3") {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("unknown audio format \"{}\"", o.format));
+  }
+  return f;
+}
+
+// The libsndfile format word for format + encoding + bits.
+int sf_format_of(const std::string& format, const SaveOptions& o, DType dtype, const std::string& name) {
+  const bool lossy = format == "ogg" || format == "opus" || format == "mp3";
+  if (lossy) {
+    if (!o.encoding.empty() || o.bits_per_sample != 0) {
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} takes no encoding or bits_per_sample", format));
+    }
+    if (format == "ogg") return SF_FORMAT_OGG | SF_FORMAT_VORBIS;
+    if (format == "opus") return SF_FORMAT_OGG | SF_FORMAT_OPUS;
+    return SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
+  }
+  const int major = format == "wav" ? SF_FORMAT_WAV : format == "flac" ? SF_FORMAT_FLAC : SF_FORMAT_AIFF;
+  std::string enc = o.encoding;
+  int bits = o.bits_per_sample;
+  if (enc.empty()) {
+    switch (dtype) {
+      case DType::kUInt8: enc = format == "wav" ? "PCM_U" : "PCM_S"; break;
+      case DType::kInt16: case DType::kInt32: enc = "PCM_S"; break;
+      default: enc = format == "flac" ? "PCM_S" : "PCM_F"; break;
+    }
+  }
+  if (bits == 0) {
+    if (enc == "ULAW" || enc == "ALAW" || enc == "PCM_U") bits = 8;
+    else if (enc == "PCM_F") bits = dtype == DType::kFloat64 ? 64 : 32;
+    else if (dtype == DType::kUInt8) bits = 8;
+    else if (dtype == DType::kInt16) bits = 16;
+    else bits = format == "flac" ? 24 : 32;
+  }
+  int sub = 0;
+  if (enc == "PCM_S") {
+    sub = bits == 8 ? SF_FORMAT_PCM_S8 : bits == 16 ? SF_FORMAT_PCM_16 : bits == 24 ? SF_FORMAT_PCM_24
+        : bits == 32 ? SF_FORMAT_PCM_32 : 0;
+  } else if (enc == "PCM_U") {
+    sub = bits == 8 ? SF_FORMAT_PCM_U8 : 0;
+  } else if (enc == "PCM_F") {
+    sub = bits == 32 ? SF_FORMAT_FLOAT : bits == 64 ? SF_FORMAT_DOUBLE : 0;
+  } else if (enc == "ULAW") {
+    sub = bits == 8 ? SF_FORMAT_ULAW : 0;
+  } else if (enc == "ALAW") {
+    sub = bits == 8 ? SF_FORMAT_ALAW : 0;
+  } else {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("unknown encoding \"{}\"", enc));
+  }
+  if (sub == 0) {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("encoding {} has no {}-bit form", enc, bits));
+  }
+  return major | sub;
+}
+
+}  // namespace
+
+void save(const std::filesystem::path& path, const Tensor& samples, int sample_rate, const SaveOptions& o) {
+  const std::string name = path.string();
+  if (!samples.defined() || !samples.device().is_cpu() || (samples.ndim() != 1 && samples.ndim() != 2)) {
+    throw Error(ErrorCode::kInvalidInput, name, "samples must be a 1-D or 2-D CPU tensor");
+  }
+  const DType dtype = samples.dtype();
+  if (dtype != DType::kUInt8 && dtype != DType::kInt16 && dtype != DType::kInt32 && dtype != DType::kFloat32 &&
+      dtype != DType::kFloat64) {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("cannot save {} samples", to_string(dtype)));
+  }
+  // Interleaved [frames, channels], contiguous.
+  const Tensor frames_first = samples.ndim() == 1 ? samples.contiguous().view({samples.size(0), 1})
+                              : o.channels_first  ? samples.permute({1, 0}).contiguous()
+                                                  : samples.contiguous();
+  const int64_t frames = frames_first.size(0);
+  const int64_t channels = frames_first.size(1);
+  if (channels <= 0 || channels > 1024) {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} channels (1 to 1024 can be saved)", channels));
+  }
+  if (sample_rate <= 0) throw Error(ErrorCode::kInvalidInput, name, fmt::format("sample rate {} Hz", sample_rate));
+
+  const std::string format = format_of(path, o, name);
+  SF_INFO info{};
+  info.samplerate = sample_rate;
+  info.channels = static_cast<int>(channels);
+  info.format = sf_format_of(format, o, dtype, name);
+  if (!sf_format_check(&info)) {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("libsndfile cannot write {} with this encoding, {} channels "
+                                                            "and {} Hz", format, channels, sample_rate));
+  }
+  double level = -1;
+  if (o.compression) {
+    const double c = *o.compression;
+    if (format == "flac" && c >= 0 && c <= 8) level = c / 8.0;
+    else if (format == "ogg" && c >= 0 && c <= 10) level = 1.0 - c / 10.0;
+    else if ((format == "opus" || format == "mp3") && c >= 0 && c <= 1) level = c;
+    else throw Error(ErrorCode::kInvalidInput, name, fmt::format("compression {} is out of range for {}", c, format));
+  }
+
+  MemoryFile out;
+  SF_VIRTUAL_IO io{mf_length, mf_seek, mf_read, mf_write, mf_tell};
+  {
+    std::unique_ptr<SNDFILE, SndfileCloser> file(sf_open_virtual(&io, SFM_WRITE, &info, &out));
+    if (!file) {
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("cannot encode {}: {}", format, sf_strerror(nullptr)));
+    }
+    SNDFILE* f = file.get();
+    sf_command(f, SFC_SET_CLIPPING, nullptr, SF_TRUE);
+    if (level >= 0 && !sf_command(f, SFC_SET_COMPRESSION_LEVEL, &level, sizeof(level))) {
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("cannot set compression: {}", sf_strerror(f)));
+    }
+    sf_count_t written = 0;
+    switch (dtype) {
+      case DType::kUInt8: {
+        std::vector<short> wide(static_cast<size_t>(frames * channels));
+        const uint8_t* p = frames_first.data<uint8_t>();
+        for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<short>((p[i] - 128) * 256);
+        written = sf_writef_short(f, wide.data(), frames);
+        break;
+      }
+      case DType::kInt16: written = sf_writef_short(f, frames_first.data<int16_t>(), frames); break;
+      case DType::kInt32: written = sf_writef_int(f, frames_first.data<int32_t>(), frames); break;
+      case DType::kFloat32: written = sf_writef_float(f, frames_first.data<float>(), frames); break;
+      default: written = sf_writef_double(f, frames_first.data<double>(), frames); break;
+    }
+    if (written != frames) {
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("cannot encode {}: {}", format, sf_strerror(f)));
+    }
+    // sf_close (the deleter) writes the final headers and flushes encoders into `out`.
+  }
+  write_file_atomic(path, out.bytes, o.overwrite);
+}
+
+}  // namespace loom::audio
