@@ -40,8 +40,9 @@ struct LoadOptions {
   // picture). Files that libsndfile decodes hold exactly one stream, index 0.
   int stream_index = -1;
   // max_bytes bounds the input size and the decoded output size (checked while decoding, never from header
-  // sizes); max_audio_channels and max_sample_rate refuse streams above them; deadline_seconds bounds the
-  // whole FFmpeg decode.
+  // sizes); max_audio_channels and max_sample_rate refuse streams above them; deadline_seconds bounds
+  // FFmpeg's opening of the file, the decoding up to frame_offset, and each further chunk of up to 65536
+  // frames.
   Limits limits;
 };
 
