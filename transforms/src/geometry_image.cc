@@ -46,36 +46,107 @@ std::vector<uint8_t> fill_bytes(const Fill& fill, DType dtype, int64_t channels)
   return bytes;
 }
 
-// One plane of `pixel` bytes per pixel: remaps rows and columns.
+// A column map as runs: `length` output pixels from `start` reading source columns src, src + step,
+// ... (step +1: a crop or a pad's middle; -1: a flip; 0: a fill run or one pixel of a reflection).
+struct Run {
+  int64_t start, length, src, step;  // src < 0: fill
+};
+
+std::vector<Run> column_runs(const std::vector<int64_t>& cols) {
+  std::vector<Run> runs;
+  for (int64_t x = 0; x < static_cast<int64_t>(cols.size());) {
+    const int64_t src = cols[x];
+    int64_t step = 0, n = 1;
+    if (x + 1 < static_cast<int64_t>(cols.size())) {
+      const int64_t d = cols[x + 1] - src;
+      if (src < 0 && cols[x + 1] < 0) {
+        step = 0;
+      } else if (src >= 0 && cols[x + 1] >= 0 && (d == 1 || d == -1)) {
+        step = d;
+      } else {
+        runs.push_back({x, 1, src, 0});
+        ++x;
+        continue;
+      }
+      while (x + n < static_cast<int64_t>(cols.size()) &&
+             (src < 0 ? cols[x + n] < 0 : cols[x + n] >= 0 && cols[x + n] == src + step * n)) {
+        ++n;
+      }
+    }
+    runs.push_back({x, n, src, step});
+    x += n;
+  }
+  return runs;
+}
+
+// Copies n pixels of P bytes from in, in - P, in - 2P, ... (a mirrored run).
+template <size_t P>
+void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
+  if constexpr (P == 1) {
+    // Eight bytes at a time: a byte swap reverses them.
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t v;
+      std::memcpy(&v, in_first - i - 7, 8);
+      v = __builtin_bswap64(v);
+      std::memcpy(out + i, &v, 8);
+    }
+    for (; i < n; ++i) out[i] = in_first[-i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, in_first - i * P, P);
+  }
+}
+
+template <size_t P>
+void fill_pixels(uint8_t* out, const uint8_t* fill, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, fill, P);
+}
+
+// One plane of P bytes per pixel (P a compile-time size for the common pixels, so that every copy is
+// inlined): out(y, x) = in(rows[y], cols[x]) run by run.
+template <size_t P>
+void remap_plane_fixed(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vector<int64_t>& rows,
+                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fill) {
+  for (int64_t y = 0; y < static_cast<int64_t>(rows.size()); ++y) {
+    uint8_t* out = dst + y * out_w * P;
+    if (rows[y] < 0) {
+      fill_pixels<P>(out, fill, out_w);
+      continue;
+    }
+    const uint8_t* in = src + rows[y] * src_w * P;
+    for (const Run& r : runs) {
+      uint8_t* o = out + r.start * P;
+      if (r.src < 0) {
+        fill_pixels<P>(o, fill, r.length);
+      } else if (r.step == -1) {
+        copy_reversed<P>(o, in + r.src * P, r.length);
+      } else {
+        std::memcpy(o, in + r.src * P, static_cast<size_t>(r.length) * P);  // step +1, or one pixel
+      }
+    }
+  }
+}
+
 void remap_plane(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vector<int64_t>& rows,
                  const std::vector<int64_t>& cols, size_t pixel, const uint8_t* fill) {
-  const int64_t out_w = static_cast<int64_t>(cols.size());
-  // Runs of source columns with step +1 (crop, the middle of a pad) or -1 (a horizontal flip) copy
-  // without per-pixel index lookups.
-  auto all_steps = [&](int64_t step) {
-    for (int64_t x = 0; x < out_w; ++x) {
-      if (cols[x] < 0 || cols[x] != cols[0] + step * x) return false;
-    }
-    return true;
-  };
-  const bool identity_cols = all_steps(1), reversed_cols = !identity_cols && all_steps(-1);
+  const std::vector<Run> runs = column_runs(cols);
+  const int64_t w = static_cast<int64_t>(cols.size());
+  switch (pixel) {
+    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, runs, w, fill);
+    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, runs, w, fill);
+    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, runs, w, fill);
+    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, runs, w, fill);
+    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, runs, w, fill);
+    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, runs, w, fill);
+    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, runs, w, fill);
+    default: break;
+  }
+  // Other pixel sizes (many channels or wide types): the same runs, a run-time size.
   for (int64_t y = 0; y < static_cast<int64_t>(rows.size()); ++y) {
-    uint8_t* out = dst + y * out_w * pixel;
-    if (rows[y] < 0) {
-      for (int64_t x = 0; x < out_w; ++x) std::memcpy(out + x * pixel, fill, pixel);
-      continue;
-    }
-    const uint8_t* in = src + rows[y] * src_w * pixel;
-    if (identity_cols) {
-      std::memcpy(out, in + cols[0] * pixel, out_w * pixel);
-      continue;
-    }
-    if (reversed_cols && pixel == 1) {
-      std::reverse_copy(in + cols[out_w - 1], in + cols[0] + 1, out);
-      continue;
-    }
-    for (int64_t x = 0; x < out_w; ++x) {
-      std::memcpy(out + x * pixel, cols[x] < 0 ? fill : in + cols[x] * pixel, pixel);
+    uint8_t* out = dst + y * w * pixel;
+    const uint8_t* in = rows[y] < 0 ? nullptr : src + rows[y] * src_w * pixel;
+    for (int64_t x = 0; x < w; ++x) {
+      std::memcpy(out + x * pixel, in && cols[x] >= 0 ? in + cols[x] * pixel : fill, pixel);
     }
   }
 }
