@@ -10,11 +10,11 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "loom/audio/spectral.h"
 #include "median_time.h"
+#include "raw_tensor.h"
 
 int main(int argc, char** argv) {
   if (argc < 5) {
@@ -23,12 +23,7 @@ int main(int argc, char** argv) {
   }
   const int64_t channels = std::stoll(argv[2]), frames = std::stoll(argv[3]);
   loom::Tensor samples = loom::Tensor::empty({channels, frames}, loom::DType::kFloat32);
-  std::ifstream in(argv[1], std::ios::binary);
-  in.read(static_cast<char*>(samples.data()), static_cast<std::streamsize>(samples.nbytes()));
-  if (in.gcount() != static_cast<std::streamsize>(samples.nbytes())) {
-    std::fprintf(stderr, "%s: expected %zu bytes\n", argv[1], samples.nbytes());
-    return 2;
-  }
+  if (!loom::bench::read_raw(argv[1], samples)) return 2;
   for (int a = 4; a < argc; ++a) {
     loom::audio::SpectrogramOptions options;
     options.n_fft = std::stoi(argv[a]);

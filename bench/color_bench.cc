@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "loom/transforms/color.h"
 #include "loom/transforms/noise.h"
 #include "median_time.h"
+#include "raw_tensor.h"
 
 namespace {
 
@@ -36,13 +36,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int width = std::stoi(argv[2]), height = std::stoi(argv[3]);
-  std::ifstream in(argv[1], std::ios::binary);
   loom::Tensor hwc = loom::Tensor::empty({height, width, 3}, loom::DType::kUInt8);
-  in.read(reinterpret_cast<char*>(hwc.data()), static_cast<std::streamsize>(hwc.nbytes()));
-  if (in.gcount() != static_cast<std::streamsize>(hwc.nbytes())) {
-    std::fprintf(stderr, "%s: expected %zu bytes\n", argv[1], hwc.nbytes());
-    return 2;
-  }
+  if (!loom::bench::read_raw(argv[1], hwc)) return 2;
   const loom::Tensor chw = hwc.permute({2, 0, 1}).contiguous();
   const loom::Tensor chw_f = lt::to_dtype(chw, loom::DType::kFloat32);
   const std::vector<float> mean{0.485f, 0.456f, 0.406f}, std{0.229f, 0.224f, 0.225f};

@@ -17,7 +17,6 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <utility>
@@ -25,6 +24,7 @@
 
 #include "loom/transforms/geometry.h"
 #include "median_time.h"
+#include "raw_tensor.h"
 
 namespace {
 
@@ -50,13 +50,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int width = std::stoi(argv[2]), height = std::stoi(argv[3]);
-  std::ifstream in(argv[1], std::ios::binary);
   loom::Tensor hwc = loom::Tensor::empty({height, width, 3}, loom::DType::kUInt8);
-  in.read(reinterpret_cast<char*>(hwc.data()), static_cast<std::streamsize>(hwc.nbytes()));
-  if (in.gcount() != static_cast<std::streamsize>(hwc.nbytes())) {
-    std::fprintf(stderr, "%s: expected %zu bytes\n", argv[1], hwc.nbytes());
-    return 2;
-  }
+  if (!loom::bench::read_raw(argv[1], hwc)) return 2;
   loom::Tensor chw = loom::Tensor::empty({3, height, width}, loom::DType::kUInt8);
   const int64_t plane = int64_t{height} * width;
   for (int64_t c = 0; c < 3; ++c)

@@ -15,12 +15,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "loom/transforms/resize.h"
 #include "median_time.h"
+#include "raw_tensor.h"
 
 int main(int argc, char** argv) {
   if (argc < 5) {
@@ -28,13 +28,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int width = std::stoi(argv[2]), height = std::stoi(argv[3]);
-  std::ifstream in(argv[1], std::ios::binary);
   loom::Tensor image = loom::Tensor::empty({height, width, 3}, loom::DType::kUInt8);
-  in.read(reinterpret_cast<char*>(image.data()), static_cast<std::streamsize>(image.nbytes()));
-  if (in.gcount() != static_cast<std::streamsize>(image.nbytes())) {
-    std::fprintf(stderr, "%s: expected %zu bytes\n", argv[1], image.nbytes());
-    return 2;
-  }
+  if (!loom::bench::read_raw(argv[1], image)) return 2;
   loom::transforms::ResizeOptions options;
   options.layout = loom::vision::Layout::kHWC;
   loom::Tensor chw = loom::Tensor::empty({3, height, width}, loom::DType::kFloat32);
