@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (CMake preset "fuzz": clang-14, ASan + UBSan) and runs each for SECONDS
-# (default 60) from a corpus seeded with fuzz/regressions/<target>/ and, for images, ../shared/media.
+# (default 60) from a corpus seeded with fuzz/regressions/<target>/ and, for images and audio,
+# ../shared/media (copied into build-fuzz/corpus at run time, audio files cut to their first 64 KiB; never
+# committed).
 # A crash, leak or timeout fails the script; the input that caused it is saved as
 # fuzz/regressions/<target>/<kind>-<sha1> so that, once committed, ctest replays it in every build.
 #   scripts/fuzz.sh [SECONDS]
@@ -12,13 +14,18 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 
 status=0
-for target in image_decode cli_args; do
+for target in image_decode audio_decode cli_args; do
   corpus=build-fuzz/corpus/$target
   mkdir -p "$corpus"
   cp -n fuzz/regressions/$target/* "$corpus"/ 2>/dev/null || true
   if [ "$target" = image_decode ] && [ -d "$media" ]; then
     find "$media/images/jpeg" "$media/images/png" "$media/images_damaged/jpeg" "$media/images_damaged/png" \
       -type f -size -200k -exec cp -n {} "$corpus"/ \;
+  fi
+  if [ "$target" = audio_decode ] && [ -d "$media/audio" ]; then
+    for f in "$media"/audio/*.*; do
+      [ -e "$corpus/media_$(basename "$f")" ] || head -c 65536 "$f" >"$corpus/media_$(basename "$f")"
+    done
   fi
   dict=fuzz/$target.dict
   echo "== fuzz_$target for ${seconds}s"

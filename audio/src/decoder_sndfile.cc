@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 #include "audio_decoder.h"
 #include "loom/codec/error.h"
 #include "loom/codec/sniff.h"
+#include "vorbis_headers.h"
 
 namespace loom::audio::detail {
 namespace {
@@ -173,6 +175,23 @@ std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits&) {
   if (sniffed != Format::kUnknown && sniffed != Format::kWav && sniffed != Format::kAiff && sniffed != Format::kFlac &&
       sniffed != Format::kAu && sniffed != Format::kOgg) {
     return nullptr;
+  }
+  if (sniffed == Format::kOgg) {
+    // Broken Vorbis headers make libsndfile leak (vorbis_headers.h): FFmpeg reports them instead.
+    size_t pos = 0;
+    std::ifstream file;
+    if (!input.source) file.open(input.path, std::ios::binary);
+    const bool ok = vorbis_headers_ok([&](uint8_t* out, size_t n) -> size_t {
+      if (input.source) {
+        n = std::min(n, input.source->size() - pos);
+        std::memcpy(out, input.source->data() + pos, n);
+        pos += n;
+        return n;
+      }
+      file.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n));
+      return static_cast<size_t>(file.gcount());
+    });
+    if (!ok) return nullptr;
   }
   SF_INFO info{};
   std::unique_ptr<VirtualFile> vf;

@@ -77,10 +77,15 @@ UniqueFormatContext open_with(const std::string& path, const std::string& url, A
     throw Error(ErrorCode::kLimitExceeded, path,
                 fmt::format("cannot open: more than {} streams, or out of memory", limits.max_streams));
   }
+  // Reading from memory cannot fail: an I/O error there means the bytes ended inside a header.
+  if (ret == AVERROR(EIO) && pb != nullptr) throw Error(ErrorCode::kInvalidInput, path, "cannot open: truncated");
   if (ret < 0) throw_error(ret, path, "cannot open");
   UniqueFormatContext ctx(raw);
   const int info = avformat_find_stream_info(ctx.get(), nullptr);
   if (info < 0) throw_error(info, path, "cannot read stream information");
+  // An interrupted avformat_find_stream_info can return success with the streams' parameters unset
+  // (0 channels, 0 Hz): report the deadline, not a broken file.
+  if (deadline.expired()) throw_error(AVERROR_EXIT, path, "cannot read stream information");
   if (ctx->nb_streams == 0) throw Error(ErrorCode::kInvalidInput, path, "holds no streams");
   return ctx;
 }
