@@ -28,12 +28,14 @@ std::unique_ptr<App> make_app() {
   app->parser.require_subcommand(1);
   app->run_info = add_info_command(app->parser);
   app->run_convert = add_convert_command(app->parser);
+  app->run_audio = add_audio_command(app->parser);
   app->run_bench = add_bench_command(app->parser);
   return app;
 }
 
 int App::run() {
   if (parser.got_subcommand("info")) return run_info();
+  if (parser.got_subcommand("audio")) return run_audio();
   if (parser.got_subcommand("bench")) return run_bench();
   return run_convert();
 }

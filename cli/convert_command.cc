@@ -3,18 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <atomic>
 #include <charconv>
 #include <cmath>
-#include <csignal>
 #include <random>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "batch.h"
 #include "commands.h"
 #include "loom/codec/error.h"
 #include "loom/codec/sniff.h"
@@ -24,8 +21,6 @@
 #include "loom/transforms/random.h"
 #include "loom/transforms/resize.h"
 #include "loom/vision/image.h"
-#include "parallel.h"
-#include "progress.h"
 #include "size_arg.h"
 
 namespace loom::cli {
@@ -187,46 +182,10 @@ transforms::Size target_size(const ResizeSpec& resize, transforms::Size input) {
                             : transforms::Size{resize.height, resize.width};
 }
 
-struct Job {
-  fs::path input;
-  fs::path relative;  // below the folder given, or the file name: names the noise stream
-  fs::path output;
-  std::string planning_error;  // set when the job cannot run (e.g. its output collides with another's)
-};
-
 // --format, else the input's own format as its bytes say: JPEG stays JPEG, anything else becomes PNG.
 std::string output_extension(const ConvertArgs& args, const fs::path& input) {
   if (!args.format.empty()) return "." + args.format;
   return sniff_file(input) == Format::kJpeg ? ".jpg" : ".png";
-}
-
-// Lists every input and gives each file its output path; inputs that cannot be listed (missing,
-// unreadable) go to `errors`.
-std::vector<Job> plan(const ConvertArgs& args, std::vector<std::string>& errors) {
-  std::vector<Job> jobs;
-  std::map<fs::path, fs::path> owner;  // output -> the input that writes it
-  loader::ScanOptions scan;
-  scan.extensions = loader::image_extensions();
-  for (const std::string& input : args.inputs) {
-    std::vector<loader::FileEntry> files;
-    try {
-      files = loader::scan_files(input, scan);
-    } catch (const Error& e) {
-      errors.emplace_back(e.what());
-      continue;
-    }
-    for (loader::FileEntry& f : files) {
-      Job job{f.path, f.relative,
-              (fs::path(args.outdir) / f.relative).replace_extension(output_extension(args, f.path)), ""};
-      job.output = job.output.lexically_normal();
-      auto [it, inserted] = owner.emplace(job.output, job.input);
-      if (!inserted) {
-        job.planning_error = fmt::format("its output {} is also the output of {}", job.output.string(), it->second.string());
-      }
-      jobs.push_back(std::move(job));
-    }
-  }
-  return jobs;
 }
 
 vision::ImageReadMode parse_mode(const std::string& mode) {
@@ -243,7 +202,7 @@ transforms::Interpolation parse_interp(const std::string& interp) {
 }
 
 // Converts one file; returns the input bytes read. Throws loom::Error.
-uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const Job& job) {
+uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob& job) {
   const ByteSource src = ByteSource::from_file(job.input);
   const bool jpeg_out = job.output.extension() == ".jpg";
   const std::optional<ResizeSpec>& resize = steps.resize;
@@ -296,54 +255,25 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const Job& job
     po.layout = vision::Layout::kHWC;
     bytes = vision::encode_png(image, po);
   }
-  std::error_code ec;
-  fs::create_directories(job.output.parent_path(), ec);
-  if (ec && !fs::is_directory(job.output.parent_path())) {
-    throw Error(ErrorCode::kIo, job.output.parent_path().string(), "cannot create folder: " + ec.message());
-  }
+  create_output_folder(job.output);
   write_file_atomic(job.output, bytes, args.overwrite);
   return src.size();
 }
 
-// SIGINT/SIGTERM while converting: delete the temporary files being written, then die of the signal
-// as usual. Outputs already renamed into place are complete; no partial file is left.
-void on_interrupt(int sig) {
-  remove_pending_files();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
 int run_convert(const ConvertArgs& args) {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
   const Steps steps = parse_steps(args);
   std::vector<std::string> input_errors;
-  const std::vector<Job> jobs = plan(args, input_errors);
-  Progress progress(static_cast<int64_t>(jobs.size()), !args.quiet);
-  for (const std::string& e : input_errors) progress.print_error(e);
-  std::atomic<bool> stop{false};
-  const int threads = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  parallel_for(jobs.size(), threads, [&](size_t i) {
-    if (stop.load(std::memory_order_relaxed)) return;
-    const Job& job = jobs[i];
-    std::string error;
-    uint64_t bytes = 0;
-    try {
-      if (!job.planning_error.empty()) throw Error(ErrorCode::kInvalidInput, job.input.string(), job.planning_error);
-      bytes = convert_one(args, steps, job);
-    } catch (const Error& e) {
-      error = e.input() == job.input.string() ? e.what() : fmt::format("{}: {}", job.input.string(), e.what());
-    } catch (const std::exception& e) {
-      error = fmt::format("{}: {}", job.input.string(), e.what());
-    }
-    if (!error.empty()) {
-      progress.print_error(error);
-      if (args.fail_fast) stop = true;
-    }
-    progress.record(error.empty(), bytes);
-  });
-  progress.finish(args.quiet, "images", steps.noise_seed ? fmt::format(", seed {}", *steps.noise_seed) : "");
-  return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
+  const std::vector<BatchJob> jobs = plan_batch(
+      args.inputs, args.outdir, loader::image_extensions(),
+      [&](const fs::path& input) { return output_extension(args, input); }, input_errors);
+  BatchOptions options;
+  options.jobs = args.jobs;
+  options.fail_fast = args.fail_fast;
+  options.quiet = args.quiet;
+  options.noun = "images";
+  if (steps.noise_seed) options.summary_suffix = fmt::format(", seed {}", *steps.noise_seed);
+  return run_batch(jobs, input_errors, options,
+                   [&](const BatchJob& job) { return convert_one(args, steps, job); });
 }
 
 }  // namespace

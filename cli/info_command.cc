@@ -49,6 +49,7 @@ ordered_json describe_audio(const std::filesystem::path& path) {
   j["num_frames"] = a.num_frames;
   j["duration"] = a.duration_seconds;
   j["bits_per_sample"] = a.bits_per_sample;
+  j["stream_index"] = a.stream_index;
   return j;
 }
 

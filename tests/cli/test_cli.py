@@ -532,3 +532,369 @@ def test_bench_rejects_bad_arguments(run_loom):
         result = run_loom(*args)
         assert result.returncode == 2, args
         assert result.stdout == "", args
+
+
+# ---- audio ----
+# References: the `sox` CLI (rate, channels and effect chains: loom runs the same libsox effects),
+# soundfile (sample values, rates, frame counts, subtypes) and ffprobe (info fields).
+
+import soundfile as sf
+
+
+def sox(*args):
+    subprocess.run(["sox", *map(str, args)], check=True, capture_output=True)
+
+
+def read_int32(path):
+    data, rate = sf.read(str(path), dtype="int32", always_2d=True)
+    return data.astype(np.int64), rate
+
+
+def assert_within_lsb(got_path, ref_path, bits):
+    """Equal frame count, rate and channels; every sample within 1 LSB of `bits`-bit audio."""
+    got, got_rate = read_int32(got_path)
+    ref, ref_rate = read_int32(ref_path)
+    assert got_rate == ref_rate and got.shape == ref.shape, (got_path, got.shape, ref.shape)
+    lsb = 1 << (32 - bits)
+    diff = np.abs(got - ref).max() if got.size else 0
+    assert diff <= lsb, (got_path, diff / lsb)
+    assert np.abs(ref).max() > 100 * lsb  # not silence
+
+
+@pytest.fixture
+def audio_folder(media, tmp_path):
+    """A folder tree of audio files (built with sox from the shared media), a corrupt FLAC, and files that
+    folder scanning skips (text, MP4)."""
+    a = media / "audio"
+    src = tmp_path / "src"
+    (src / "sub" / "deep").mkdir(parents=True)
+    sox(a / "tfio_ZASFX_ADSR_no_sustain.wav", src / "a.wav")            # 16-bit stereo 44.1 kHz
+    sox(a / "tfio_ZASFX_ADSR_no_sustain.s24.wav", src / "b.flac")       # 24-bit stereo 44.1 kHz
+    sox(a / "sine_mono_s16.wav", src / "mono.wav")                      # 16-bit mono 16 kHz
+    sox(a / "exo_bear.flac", src / "sub" / "c.wav")                     # 16-bit stereo 48 kHz
+    sox(a / "pluck-pcm16.wav", src / "sub" / "deep" / "d.aiff")         # 16-bit stereo 11025 Hz
+    (src / "sub" / "e.ogg").write_bytes((a / "exo_bear_vorbis.ogg").read_bytes())
+    (src / "corrupt.flac").write_bytes(b"fLaC" + os.urandom(4000))
+    (src / "notes.txt").write_text("not audio")
+    (src / "clip.mp4").write_bytes((a / "tfio_gs-16b-2c-44100hz.mp4").read_bytes())
+    return src
+
+
+def test_audio_help_lists_the_flags(run_loom):
+    text = run_loom("audio", "--help").stdout
+    for flag in ("--rate", "--channels", "--format", "--bits", "--effects", "--jobs", "--overwrite"):
+        assert flag in text, flag
+
+
+def test_audio_folder_to_16k_mono_flac_equals_sox(run_loom, audio_folder, tmp_path):
+    out = tmp_path / "out"
+    result = run_loom("audio", audio_folder, "-o", out, "--rate", 16000, "--channels", 1, "--format", "flac",
+                      "-j", 2)
+    assert result.returncode == 1, result.stderr
+    assert tree(out) == ["a.flac", "b.flac", "mono.flac", "sub/c.flac", "sub/deep/d.flac", "sub/e.flac"]
+    assert f"{audio_folder / 'corrupt.flac'}: " in result.stderr
+    assert "6 ok, 1 failed" in result.stderr and "files/s" in result.stderr
+    bits = {"a": 16, "b": 24, "mono": 16, "sub/c": 16, "sub/deep/d": 16, "sub/e": 16}  # the input's width
+    for rel, b in bits.items():
+        got = out / f"{rel}.flac"
+        info = sf.info(str(got))
+        assert (info.samplerate, info.channels, info.subtype) == (16000, 1, f"PCM_{b}"), rel
+        src = next(audio_folder.glob(f"{rel}.*"))
+        ref = tmp_path / "ref" / f"{rel}.flac"
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        sox("-D", src, "-r", 16000, "-c", 1, "-b", b, ref)  # no dither; the same libsox channels + rate
+        assert_within_lsb(got, ref, b)
+    # mono.wav was already 16 kHz mono: no processing, the samples are carried over bit for bit.
+    assert np.array_equal(read_int32(out / "mono.flac")[0], read_int32(audio_folder / "mono.wav")[0])
+
+
+def test_audio_up_mix_and_up_sample_equal_sox(run_loom, media, tmp_path):
+    src = media / "audio" / "pluck-pcm16.wav"  # stereo 11025 Hz
+    result = run_loom("audio", src, "-o", tmp_path / "out", "--rate", 22050, "--channels", 3, "--bits", 24)
+    assert result.returncode == 0, result.stderr
+    got = tmp_path / "out" / "pluck-pcm16.wav"
+    assert (sf.info(str(got)).channels, sf.info(str(got)).subtype) == (3, "PCM_24")
+    sox("-D", src, "-r", 22050, "-c", 3, "-b", 24, tmp_path / "ref.wav")
+    assert_within_lsb(got, tmp_path / "ref.wav", 24)
+    data = read_int32(got)[0]
+    assert np.array_equal(data[:, 2], data[:, 0])  # the 3rd channel repeats the 1st (SoX "channels")
+
+
+@pytest.mark.parametrize("chain,extra", [
+    ("gain -3; lowpass 4000", []),
+    ("highpass 200; compand 0.02,0.2 -60,-60,-30,-15,0,-5 -3; fade t 0.02 0 0.05",
+     ["--rate", "8000", "--channels", "1"]),
+    ("reverb 50; gain -n -1", ["--channels", "1"]),
+    ("speed 1.25", ["--rate", "44100"]),  # the chain ends at 55125 Hz; --rate brings it back, as `sox` does
+])
+def test_audio_effects_equal_sox(run_loom, media, tmp_path, chain, extra):
+    src = media / "audio" / "tfio_ZASFX_ADSR_no_sustain.s24.wav"  # 24-bit stereo 44.1 kHz
+    result = run_loom("audio", src, "-o", tmp_path / "out", "--effects", chain, "--bits", 24, "--format", "wav",
+                      *extra)
+    assert result.returncode == 0, result.stderr
+    sox_effects = [w for effect in chain.split(";") for w in effect.split()]
+    opts = dict(zip(extra[::2], extra[1::2]))
+    if "--channels" in opts:
+        sox_effects += ["channels", opts["--channels"]]
+    sox_effects += ["rate", "-h", opts.get("--rate", 44100)]
+    sox("-D", src, "-b", 24, tmp_path / "ref.wav", *sox_effects)
+    assert_within_lsb(tmp_path / "out" / "tfio_ZASFX_ADSR_no_sustain.s24.wav", tmp_path / "ref.wav", 24)
+    plain = sf.read(str(src))[0]
+    got = sf.read(str(tmp_path / "out" / "tfio_ZASFX_ADSR_no_sustain.s24.wav"))[0]
+    assert got.shape != plain.shape or not np.allclose(got, plain, atol=1e-3)  # the chain did something
+
+
+def test_audio_rate_without_rate_flag_is_where_the_chain_ends(run_loom, media, tmp_path):
+    src = media / "audio" / "tfio_ZASFX_ADSR_no_sustain.wav"  # 44.1 kHz, 14336 frames
+    result = run_loom("audio", src, "-o", tmp_path / "speed", "--effects", "speed 1.25")
+    assert result.returncode == 0, result.stderr
+    info = sf.info(str(tmp_path / "speed" / "tfio_ZASFX_ADSR_no_sustain.wav"))
+    assert (info.samplerate, info.frames) == (55125, 14336)  # no automatic "rate" back to 44.1 kHz
+    result = run_loom("audio", src, "-o", tmp_path / "rate", "--effects", "rate 16k")
+    assert result.returncode == 0, result.stderr
+    assert sf.info(str(tmp_path / "rate" / "tfio_ZASFX_ADSR_no_sustain.wav")).samplerate == 16000
+
+
+def test_audio_unknown_effect_fails_every_file(run_loom, audio_folder, tmp_path):
+    result = run_loom("audio", audio_folder / "a.wav", audio_folder / "mono.wav", "-o", tmp_path / "out",
+                      "--effects", "gain -3; frobnicate 2")
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert sorted(line.split(": ")[0] for line in lines if "frobnicate" in line) == \
+        [str(audio_folder / "a.wav"), str(audio_folder / "mono.wav")]
+    assert "0 ok, 2 failed" in result.stderr
+    assert not (tmp_path / "out").exists() or tree(tmp_path / "out") == []
+
+
+@pytest.mark.parametrize("bits,subtype", [("16", "PCM_16"), ("24", "PCM_24"), ("32", "PCM_32"), ("f32", "FLOAT")])
+def test_audio_bits(run_loom, media, tmp_path, bits, subtype):
+    src = media / "audio" / "pluck-pcm16.wav"
+    result = run_loom("audio", src, "-o", tmp_path, "--bits", bits)
+    assert result.returncode == 0, result.stderr
+    got = tmp_path / "pluck-pcm16.wav"
+    assert sf.info(str(got)).subtype == subtype
+    # 16-bit samples fit every width exactly: widening is lossless.
+    assert np.array_equal(sf.read(str(got), dtype="float64")[0], sf.read(str(src), dtype="float64")[0])
+
+
+def test_audio_bits_narrowing_rounds_like_soundfile(run_loom, media, tmp_path):
+    src = media / "audio" / "pluck-pcm24.wav"
+    result = run_loom("audio", src, "-o", tmp_path, "--bits", "16", "--format", "flac")
+    assert result.returncode == 0, result.stderr
+    got = sf.read(str(tmp_path / "pluck-pcm24.flac"), dtype="int16")[0].astype(int)
+    ref = sf.read(str(src), dtype="int16")[0].astype(int)  # libsndfile's 24 -> 16-bit conversion
+    assert sf.info(str(tmp_path / "pluck-pcm24.flac")).subtype == "PCM_16"
+    assert np.abs(got - ref).max() <= 1
+
+
+def test_audio_default_format_and_width(run_loom, media, tmp_path):
+    a = media / "audio"
+    names = ["exo_bear.flac", "exo_bear.opus", "exo_bear_vorbis.ogg", "nasa_13013.mp4.audio.mp3", "pluck-pcm16.aiff",
+             "pluck-ulaw.au", "exo_sample.adts", "tfio_ZASFX_ADSR_no_sustain.f32.wav", "pluck-pcm24.wav",
+             "pluck-pcm8.wav", "tfio_gs-16b-2c-44100hz.mp4"]
+    result = run_loom("audio", *[a / n for n in names], "-o", tmp_path / "out", "-j", 2)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    assert tree(out) == sorted([
+        "exo_bear.flac", "exo_bear.opus", "exo_bear_vorbis.ogg", "nasa_13013.mp4.audio.mp3", "pluck-pcm16.aiff",
+        "pluck-ulaw.wav", "exo_sample.wav", "tfio_ZASFX_ADSR_no_sustain.f32.wav", "pluck-pcm24.wav",
+        "pluck-pcm8.wav", "tfio_gs-16b-2c-44100hz.wav"])
+    subtypes = {"exo_bear.flac": "PCM_16", "exo_bear_vorbis.ogg": "VORBIS", "pluck-pcm16.aiff": "PCM_16",
+                "pluck-ulaw.wav": "PCM_16", "exo_sample.wav": "PCM_16", "tfio_ZASFX_ADSR_no_sustain.f32.wav": "FLOAT",
+                "pluck-pcm24.wav": "PCM_24", "pluck-pcm8.wav": "PCM_16", "tfio_gs-16b-2c-44100hz.wav": "PCM_16",
+                "exo_bear.opus": "OPUS", "nasa_13013.mp4.audio.mp3": "MPEG_LAYER_III"}
+    for name, subtype in subtypes.items():
+        assert sf.info(str(out / name)).subtype == subtype, name
+    # Lossless inputs written without processing keep every sample.
+    for src, dst in (("exo_bear.flac", "exo_bear.flac"), ("pluck-ulaw.au", "pluck-ulaw.wav"),
+                     ("tfio_ZASFX_ADSR_no_sustain.f32.wav", "tfio_ZASFX_ADSR_no_sustain.f32.wav"),
+                     ("pluck-pcm24.wav", "pluck-pcm24.wav"), ("pluck-pcm8.wav", "pluck-pcm8.wav")):
+        assert np.array_equal(sf.read(str(out / dst))[0], sf.read(str(a / src))[0]), src
+    # --bits without --format: inputs whose format cannot hold it (lossy, FLAC for 32) become WAV.
+    bits = run_loom("audio", a / "exo_bear_vorbis.ogg", a / "exo_bear.flac", "-o", tmp_path / "b32", "--bits", "32")
+    assert bits.returncode == 0, bits.stderr
+    assert tree(tmp_path / "b32") == ["exo_bear.wav", "exo_bear_vorbis.wav"]
+    assert sf.info(str(tmp_path / "b32" / "exo_bear.wav")).subtype == "PCM_32"
+
+
+def test_audio_folder_scan_skips_video_containers_but_takes_them_as_files(run_loom, audio_folder, tmp_path):
+    result = run_loom("audio", audio_folder / "sub", "-o", tmp_path / "o1", "--format", "wav")
+    assert result.returncode == 0, result.stderr
+    assert tree(tmp_path / "o1") == ["c.wav", "deep/d.wav", "e.wav"]
+    result = run_loom("audio", audio_folder / "clip.mp4", "-o", tmp_path / "o2", "--rate", 8000)
+    assert result.returncode == 0, result.stderr
+    info = sf.info(str(tmp_path / "o2" / "clip.wav"))
+    assert (info.samplerate, info.channels) == (8000, 2)
+
+
+def test_audio_refuses_to_overwrite_unless_asked(run_loom, media, tmp_path):
+    src = media / "audio" / "pluck-pcm16.wav"
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "pluck-pcm16.flac").write_bytes(b"keep me")
+    result = run_loom("audio", src, "-o", out, "--format", "flac")
+    assert result.returncode == 1 and "already exists" in result.stderr
+    assert (out / "pluck-pcm16.flac").read_bytes() == b"keep me"
+    result = run_loom("audio", src, "-o", out, "--format", "flac", "--overwrite")
+    assert result.returncode == 0, result.stderr
+    assert np.array_equal(sf.read(str(out / "pluck-pcm16.flac"))[0], sf.read(str(src))[0])
+    assert tree(out) == ["pluck-pcm16.flac"]  # no temporary files left
+
+
+def test_audio_two_inputs_mapping_to_one_output_is_an_error(run_loom, audio_folder, tmp_path):
+    sox(audio_folder / "mono.wav", audio_folder / "mono.aiff")
+    result = run_loom("audio", audio_folder / "mono.aiff", audio_folder / "mono.wav", "-o", tmp_path / "out",
+                      "--format", "flac")
+    assert result.returncode == 1
+    assert f"{audio_folder / 'mono.wav'}: its output {tmp_path / 'out' / 'mono.flac'} is also the output of " \
+           f"{audio_folder / 'mono.aiff'}" in result.stderr
+    assert "1 ok, 1 failed" in result.stderr
+    assert tree(tmp_path / "out") == ["mono.flac"]
+
+
+def test_audio_bad_command_lines_exit_2_before_any_file(run_loom, media, tmp_path):
+    src = media / "audio" / "pluck-pcm16.wav"
+    out = tmp_path / "out"
+    cases = {
+        ("--bits", "24", "--format", "mp3"): "--bits",
+        ("--bits", "16", "--format", "opus"): "--bits",
+        ("--bits", "f32", "--format", "ogg"): "--bits",
+        ("--bits", "32", "--format", "flac"): "--bits",
+        ("--bits", "f32", "--format", "flac"): "--bits",
+        ("--bits", "12"): "--bits",
+        ("--format", "m4a"): "--format",
+        ("--format", "opus", "--rate", "44100"): "--rate",
+        ("--rate", "0"): "--rate",
+        ("--rate", "fast"): "--rate",
+        ("--channels", "0"): "--channels",
+        ("--channels", "2000"): "--channels",
+        ("--effects", "gain 'unterminated"): "--effects",
+        ("-j", "-1"): "--jobs",
+    }
+    for args, word in cases.items():
+        result = run_loom("audio", src, "-o", out, *args)
+        assert result.returncode == 2, args
+        assert word in result.stderr, (args, result.stderr)
+        assert not out.exists(), args
+    assert run_loom("audio", src).returncode == 2  # no -o
+    assert run_loom("audio", "-o", out).returncode == 2  # no input
+
+
+def test_audio_missing_input_is_reported_and_the_rest_converted(run_loom, media, tmp_path):
+    result = run_loom("audio", tmp_path / "missing", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert f"{tmp_path / 'missing'}: no such file or folder" in result.stderr
+    assert "1 ok, 0 failed" in result.stderr
+    assert tree(tmp_path / "out") == ["pluck-pcm16.wav"]
+
+
+def test_audio_progress_bar_only_on_a_terminal(loom, audio_folder, tmp_path):
+    master, slave = pty.openpty()
+    proc = subprocess.run([str(loom), "audio", str(audio_folder), "-o", str(tmp_path / "tty"), "--format", "wav"],
+                          stderr=slave, stdout=subprocess.DEVNULL, timeout=120)
+    os.close(slave)
+    chunks = []
+    try:
+        while True:
+            data = os.read(master, 65536)
+            if not data:
+                break
+            chunks.append(data)
+    except OSError:
+        pass
+    os.close(master)
+    text = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 1  # the corrupt file
+    assert "[####" in text and "6 ok, 1 failed" in text
+    quiet = subprocess.run([str(loom), "audio", str(audio_folder), "-o", str(tmp_path / "q"), "-q"],
+                           capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 1
+    lines = quiet.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{audio_folder / 'corrupt.flac'}: ")
+    pipe = subprocess.run([str(loom), "audio", str(audio_folder), "-o", str(tmp_path / "p")],
+                          capture_output=True, text=True, timeout=120)
+    assert "[#" not in pipe.stderr and "6 ok, 1 failed" in pipe.stderr
+
+
+@pytest.fixture(scope="module")
+def long_wavs(tmp_path_factory):
+    src = tmp_path_factory.mktemp("long_audio")
+    rng = np.random.default_rng(0)
+    for i in range(12):
+        sf.write(str(src / f"{i:02d}.wav"), rng.uniform(-0.5, 0.5, (44100 * 30, 2)).astype(np.float32), 44100,
+                 subtype="PCM_16")
+    return src
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_killed_audio_run_leaves_no_partial_output(loom, long_wavs, tmp_path, sig):
+    out = tmp_path / "out"
+    args = [str(loom), "audio", str(long_wavs), "-o", str(out), "--rate", "48000", "--format", "flac", "-j", "2", "-q"]
+    proc = subprocess.Popen(args, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not any(out.rglob("*.flac")):
+        time.sleep(0.01)
+    time.sleep(0.1)
+    proc.send_signal(sig)
+    status = proc.wait(timeout=120)
+    assert status in (-sig, 0), status  # 0 only if it finished before the signal landed
+    for f in out.rglob("*.flac"):  # every output in place is complete
+        info = sf.info(str(f))
+        assert (info.samplerate, info.channels, info.frames) == (48000, 2, 48000 * 30), f
+        assert sf.read(str(f), dtype="int16")[0].shape == (48000 * 30, 2)
+    if sig != signal.SIGKILL:  # a catchable signal removes the temporary files too
+        assert [p.name for p in out.rglob(".*.loom-*")] == []
+    rerun = subprocess.run(args[:-1] + ["--overwrite", "-q"])
+    assert rerun.returncode == 0
+    assert len(list(out.glob("*.flac"))) == 12
+
+
+# ---- info on audio ----
+
+ENCODING_OF_CODEC = {"pcm_u8": "PCM_U", "pcm_mulaw": "ULAW", "pcm_alaw": "ALAW", "flac": "FLAC", "mp3": "MP3",
+                     "vorbis": "VORBIS", "opus": "OPUS", "aac": "AAC"}
+
+
+def expected_encoding(codec):
+    if codec.startswith("pcm_s"):
+        return "PCM_S"
+    if codec.startswith("pcm_f"):
+        return "PCM_F"
+    if codec.startswith("adpcm"):
+        return "ADPCM"
+    return ENCODING_OF_CODEC[codec]
+
+
+def test_info_on_every_audio_file_matches_ffprobe_and_soundfile(run_loom, media):
+    files = sorted(p for p in (media / "audio").iterdir() if p.is_file())
+    assert len(files) >= 20
+    result, lines = info_lines(run_loom, *files)
+    assert result.returncode == 0, result.stdout
+    assert len(lines) == len(files)
+    for path, line in zip(files, lines):
+        assert line["path"] == str(path) and line["kind"] == "audio", line
+        probe = ffprobe(path)
+        stream = next(s for s in probe["streams"] if s["codec_type"] == "audio")
+        assert line["stream_index"] == stream["index"], path
+        assert line["codec"] == stream["codec_name"], path
+        assert line["encoding"] == expected_encoding(stream["codec_name"]), path
+        assert line["sample_rate"] == int(stream["sample_rate"]), path
+        assert line["channels"] == stream["channels"], path
+        bits = int(stream.get("bits_per_sample", 0)) or int(stream.get("bits_per_raw_sample", 0))
+        assert line["bits_per_sample"] == bits, path
+        duration = float(stream.get("duration", probe["format"]["duration"]))
+        assert abs(line["duration"] - duration) < 1e-3, path
+        if stream.get("time_base") == f"1/{stream['sample_rate']}" and "duration_ts" in stream:
+            assert line["num_frames"] == stream["duration_ts"], path
+        else:
+            assert abs(line["num_frames"] - line["duration"] * line["sample_rate"]) <= 1, path
+        try:
+            sfi = sf.info(str(path))
+        except RuntimeError:
+            continue  # MP4, Matroska, ADTS: not soundfile's
+        assert (line["sample_rate"], line["channels"]) == (sfi.samplerate, sfi.channels), path
+        if sfi.subtype not in ("OPUS", "MPEG_LAYER_III"):  # these count decoded frames after trimming
+            assert line["num_frames"] == sfi.frames, path
+        width = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "ULAW": 8, "ALAW": 8}
+        if sfi.subtype in width:
+            assert line["bits_per_sample"] == width[sfi.subtype], path

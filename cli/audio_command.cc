@@ -1,0 +1,236 @@
+// `loom audio INPUT... -o OUTDIR`: decode audio files, optionally run a SoX effect chain, change the
+// sample rate (SoX "rate", high quality) and the channel count (SoX "channels"), and encode WAV, FLAC,
+// AIFF, MP3, Ogg/Vorbis or Ogg/Opus.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "batch.h"
+#include "commands.h"
+#include "loom/audio/effects.h"
+#include "loom/audio/info.h"
+#include "loom/audio/load.h"
+#include "loom/audio/save.h"
+#include "loom/codec/error.h"
+#include "loom/codec/limits.h"
+#include "loom/codec/sniff.h"
+
+namespace loom::cli {
+namespace fs = std::filesystem;
+namespace {
+
+struct AudioArgs {
+  std::vector<std::string> inputs;
+  std::string outdir;
+  std::string format;   // "wav", "flac", "aiff", "mp3", "ogg", "opus", or empty: keep the input's (else WAV)
+  std::string bits;     // "16", "24", "32", "f32", or empty: keep the input's width (else 16)
+  int rate = 0;         // Hz; 0 keeps the input's
+  int channels = 0;     // 0 keeps the input's
+  std::string effects;  // a SoX chain, "gain -3; lowpass 4000"
+  int jobs = 0;
+  bool overwrite = false;
+  bool fail_fast = false;
+  bool quiet = false;
+};
+
+// Folder scanning: audio-only file extensions. Video containers (.mp4, .mkv, .webm, .mov, ...) are
+// converted only when named as files.
+const std::vector<std::string>& audio_extensions() {
+  static const std::vector<std::string> kExtensions = {
+      ".wav", ".wave", ".rf64", ".w64", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac",
+      ".adts", ".aiff", ".aif", ".aifc", ".au", ".snd", ".caf", ".mka"};
+  return kExtensions;
+}
+
+bool is_lossy(const std::string& format) { return format == "mp3" || format == "ogg" || format == "opus"; }
+
+// Whether `format` can hold samples of `bits` ("" holds anything: the default width is chosen per file).
+bool holds_bits(const std::string& format, const std::string& bits) {
+  if (bits.empty()) return true;
+  if (is_lossy(format)) return false;
+  if (format == "flac") return bits == "16" || bits == "24";
+  return true;  // wav, aiff: 16, 24, 32, f32
+}
+
+// Opus (libsndfile's Ogg/Opus writer) takes only these rates.
+bool opus_rate(int rate) { return rate == 8000 || rate == 12000 || rate == 16000 || rate == 24000 || rate == 48000; }
+
+// The codec of an Ogg stream from its first packet: "opus", "vorbis" or "" (FLAC, Speex, unreadable).
+std::string ogg_codec(const fs::path& path) {
+  std::array<char, 128> head{};
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), head.size());
+  const auto n = static_cast<size_t>(in.gcount());
+  if (n < 27) return "";
+  const size_t packet = 27 + static_cast<uint8_t>(head[26]);  // after the first page's segment table
+  if (n >= packet + 8 && std::memcmp(head.data() + packet, "OpusHead", 8) == 0) return "opus";
+  if (n >= packet + 7 && std::memcmp(head.data() + packet, "\x01vorbis", 7) == 0) return "vorbis";
+  return "";
+}
+
+// --format, else the input's own format as its bytes say when loom can write it with --bits: WAV, FLAC,
+// AIFF, MP3, Ogg/Vorbis and Ogg/Opus stay what they are; everything else (AAC, M4A, AU, Matroska, MP4,
+// Ogg/FLAC, unreadable files) becomes WAV.
+std::string output_format(const AudioArgs& args, const fs::path& input) {
+  if (!args.format.empty()) return args.format;
+  std::string format = "wav";
+  switch (sniff_file(input)) {
+    case Format::kWav: format = "wav"; break;
+    case Format::kFlac: format = "flac"; break;
+    case Format::kAiff: format = "aiff"; break;
+    case Format::kMp3: format = "mp3"; break;
+    case Format::kOgg: {
+      const std::string codec = ogg_codec(input);
+      format = codec == "opus" ? "opus" : codec == "vorbis" ? "ogg" : "wav";
+      break;
+    }
+    default: break;
+  }
+  return holds_bits(format, args.bits) ? format : "wav";
+}
+
+// The encoding and width written for a PCM output (wav, aiff, flac): --bits, else the input's own
+// (float stays 32-bit float, 16/24/32-bit integers keep their width), else 16-bit integers. FLAC holds
+// at most 24-bit integers: wider or float inputs become 24-bit.
+void choose_encoding(const std::string& format, const std::string& bits, const audio::AudioInfo& in,
+                     audio::SaveOptions& out) {
+  std::string b = bits;
+  if (b.empty()) {
+    if (in.encoding == "PCM_F") {
+      b = "f32";
+    } else if (in.bits_per_sample == 16 || in.bits_per_sample == 24 || in.bits_per_sample == 32) {
+      b = std::to_string(in.bits_per_sample);
+    } else {
+      b = "16";  // 8-bit, u-law, A-law, ADPCM, lossy codecs
+    }
+    if (format == "flac" && (b == "32" || b == "f32")) b = "24";
+  }
+  out.encoding = b == "f32" ? "PCM_F" : "PCM_S";
+  out.bits_per_sample = b == "f32" ? 32 : std::stoi(b);
+}
+
+// The channel and rate steps, in the order the `sox` CLI adds them for `-c N -r R`: fewer channels
+// first, then the rate, then more channels. Empty when nothing changes.
+audio::EffectChain format_chain(int64_t in_channels, int in_rate, int channels, int rate) {
+  audio::EffectChain chain;
+  const bool fewer = channels > 0 && channels < in_channels;
+  const bool more = channels > 0 && channels > in_channels;
+  if (fewer) chain.push_back({"channels", {std::to_string(channels)}});
+  if (rate > 0 && rate != in_rate) chain.push_back({"rate", {"-h", std::to_string(rate)}});
+  if (more) chain.push_back({"channels", {std::to_string(channels)}});
+  return chain;
+}
+
+// Converts one file; returns the input bytes read. Throws loom::Error.
+uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects, const BatchJob& job) {
+  const audio::AudioInfo in = audio::info(job.input);
+  const std::string ext = job.output.extension().string();
+  const std::string format = ext == ".ogg" ? "ogg" : ext.substr(1);
+  audio::SaveOptions save;
+  save.format = format;
+  save.overwrite = args.overwrite;
+  if (!is_lossy(format)) choose_encoding(format, args.bits, in, save);
+
+  // Without processing, integer samples are written as integers (a 16-bit WAV becomes a bit-identical
+  // 16-bit FLAC, 24-bit samples widen exactly to 32); processing, float and lossy outputs use float32.
+  const bool process = !effects.empty() || (args.rate > 0 && in.sample_rate != args.rate) ||
+                       (args.channels > 0 && in.channels != args.channels) || save.encoding != "PCM_S";
+  audio::LoadOptions load;
+  load.normalize = process;
+  audio::Audio a = audio::load(job.input, load);
+  if (!process && (a.sample_rate != in.sample_rate || a.samples.size(0) != in.channels)) {
+    load.normalize = true;  // the header did not tell the decoded layout: process after all
+    a = audio::load(job.input, load);
+  }
+  Tensor samples = a.samples;
+  int rate = a.sample_rate;
+  if (!effects.empty()) {
+    audio::EffectResult r = audio::apply_effects(samples, rate, effects);
+    samples = r.samples;
+    rate = r.sample_rate;
+  }
+  const audio::EffectChain chain = format_chain(samples.size(0), rate, args.channels, args.rate);
+  if (!chain.empty()) {  // only when processing: the samples are float32
+    audio::EffectResult r = audio::apply_effects(samples, rate, chain);
+    samples = r.samples;
+    rate = r.sample_rate;
+  }
+  create_output_folder(job.output);
+  audio::save(job.output, samples, rate, save);
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(job.input, ec);
+  return ec ? 0 : static_cast<uint64_t>(size);
+}
+
+// Rejects combinations that no file could be written with, while parsing.
+void check_args(const AudioArgs& args) {
+  if (!args.bits.empty() && !args.format.empty() && !holds_bits(args.format, args.bits)) {
+    throw CLI::ValidationError(
+        "--bits", is_lossy(args.format)
+                      ? fmt::format("{} output is lossy and takes no --bits", args.format)
+                      : fmt::format("FLAC holds 16 or 24-bit integers, not --bits {}", args.bits));
+  }
+  if (args.format == "opus" && args.rate > 0 && !opus_rate(args.rate)) {
+    throw CLI::ValidationError(
+        "--rate", fmt::format("Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not {}", args.rate));
+  }
+  try {
+    audio::parse_effects(args.effects);
+  } catch (const Error& e) {
+    throw CLI::ValidationError("--effects", e.message());
+  }
+}
+
+int run_audio(const AudioArgs& args) {
+  const audio::EffectChain effects = audio::parse_effects(args.effects);
+  std::vector<std::string> input_errors;
+  const std::vector<BatchJob> jobs = plan_batch(
+      args.inputs, args.outdir, audio_extensions(),
+      [&](const fs::path& input) { return "." + output_format(args, input); }, input_errors);
+  BatchOptions options;
+  options.jobs = args.jobs;
+  options.fail_fast = args.fail_fast;
+  options.quiet = args.quiet;
+  options.noun = "files";
+  return run_batch(jobs, input_errors, options,
+                   [&](const BatchJob& job) { return convert_audio(args, effects, job); });
+}
+
+}  // namespace
+
+std::function<int()> add_audio_command(CLI::App& app) {
+  auto args = std::make_shared<AudioArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "audio", "Convert audio files (files, or folders recursively): effects, sample rate, channels, format");
+  cmd->add_option("INPUT", args->inputs, "Audio files or folders")->required();
+  cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")->required();
+  cmd->add_option("--format", args->format,
+                  "Output format (default: the input's when loom writes it, else wav)")
+      ->check(CLI::IsMember({"wav", "flac", "aiff", "mp3", "ogg", "opus"}));
+  cmd->add_option("--bits", args->bits,
+                  "Sample format of wav/aiff/flac output: 16, 24, 32 (integers) or f32 (default: the input's)")
+      ->check(CLI::IsMember({"16", "24", "32", "f32"}));
+  cmd->add_option("--rate", args->rate, "Output sample rate in Hz (SoX rate, high quality; default: the input's)")
+      ->check(CLI::Range(1, Limits{}.max_sample_rate));
+  cmd->add_option("--channels", args->channels,
+                  "Output channels (SoX channels: fewer are averaged, more repeat the input's; default: the input's)")
+      ->check(CLI::Range(1, Limits{}.max_audio_channels));
+  cmd->add_option("--effects", args->effects,
+                  "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
+  cmd->add_option("-j,--jobs", args->jobs, "Parallel jobs (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--overwrite", args->overwrite, "Replace existing output files (default: refuse)");
+  cmd->add_flag("--fail-fast", args->fail_fast, "Stop at the first failed file");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
+  cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before any file is touched
+  return [args] { return run_audio(*args); };
+}
+
+}  // namespace loom::cli

@@ -1,0 +1,103 @@
+#include "batch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <exception>
+#include <map>
+#include <system_error>
+#include <thread>
+
+#include "loom/codec/byte_source.h"
+#include "loom/codec/error.h"
+#include "loom/loader/file_list.h"
+#include "parallel.h"
+#include "progress.h"
+
+namespace loom::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// SIGINT/SIGTERM while a batch runs: delete the temporary files being written, then die of the signal
+// as usual. Outputs already renamed into place are complete; no partial file is left.
+void on_interrupt(int sig) {
+  remove_pending_files();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+}  // namespace
+
+std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const std::string& outdir,
+                                 const std::vector<std::string>& extensions,
+                                 const std::function<std::string(const fs::path&)>& output_extension,
+                                 std::vector<std::string>& errors) {
+  std::vector<BatchJob> jobs;
+  std::map<fs::path, fs::path> owner;  // output -> the input that writes it
+  loader::ScanOptions scan;
+  scan.extensions = extensions;
+  for (const std::string& input : inputs) {
+    std::vector<loader::FileEntry> files;
+    try {
+      files = loader::scan_files(input, scan);
+    } catch (const Error& e) {
+      errors.emplace_back(e.what());
+      continue;
+    }
+    for (loader::FileEntry& f : files) {
+      BatchJob job{f.path, f.relative, (fs::path(outdir) / f.relative).replace_extension(output_extension(f.path)), ""};
+      job.output = job.output.lexically_normal();
+      auto [it, inserted] = owner.emplace(job.output, job.input);
+      if (!inserted) {
+        job.planning_error =
+            fmt::format("its output {} is also the output of {}", job.output.string(), it->second.string());
+      }
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
+
+int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
+              const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  Progress progress(static_cast<int64_t>(jobs.size()), !options.quiet);
+  for (const std::string& e : input_errors) progress.print_error(e);
+  std::atomic<bool> stop{false};
+  const int threads =
+      options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  parallel_for(jobs.size(), threads, [&](size_t i) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    const BatchJob& job = jobs[i];
+    std::string error;
+    uint64_t bytes = 0;
+    try {
+      if (!job.planning_error.empty()) throw Error(ErrorCode::kInvalidInput, job.input.string(), job.planning_error);
+      bytes = process(job);
+    } catch (const Error& e) {
+      error = e.input() == job.input.string() ? e.what() : fmt::format("{}: {}", job.input.string(), e.what());
+    } catch (const std::exception& e) {
+      error = fmt::format("{}: {}", job.input.string(), e.what());
+    }
+    if (!error.empty()) {
+      progress.print_error(error);
+      if (options.fail_fast) stop = true;
+    }
+    progress.record(error.empty(), bytes);
+  });
+  progress.finish(options.quiet, options.noun, options.summary_suffix);
+  return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
+}
+
+void create_output_folder(const fs::path& output) {
+  std::error_code ec;
+  fs::create_directories(output.parent_path(), ec);
+  if (ec && !fs::is_directory(output.parent_path())) {
+    throw Error(ErrorCode::kIo, output.parent_path().string(), "cannot create folder: " + ec.message());
+  }
+}
+
+}  // namespace loom::cli

@@ -1,0 +1,50 @@
+// What the batch commands (`convert`, `audio`) share: listing the inputs and planning one output per
+// file in a mirrored tree, and running a per-file function over the plan on a thread pool with
+// per-file error lines, a progress bar on a terminal, a summary line and interrupt cleanup.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace loom::cli {
+
+struct BatchJob {
+  std::filesystem::path input;
+  std::filesystem::path relative;  // below the folder given, or the file name for a file given directly
+  std::filesystem::path output;    // OUTDIR / relative, with the extension replaced
+  std::string planning_error;      // set when the job cannot run (its output collides with another's)
+};
+
+// Lists every input (a file is kept whatever its name; a folder is scanned recursively for files with
+// one of `extensions`, hidden names skipped) and gives each file the output
+// `outdir / relative` with its extension replaced by `output_extension(input)` (".png"). Inputs that
+// cannot be listed (missing, unreadable) go to `errors`. An output that an earlier file already maps to
+// gets a planning_error naming that file (inputs in the order given, a folder's files in sorted order).
+std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const std::string& outdir,
+                                 const std::vector<std::string>& extensions,
+                                 const std::function<std::string(const std::filesystem::path&)>& output_extension,
+                                 std::vector<std::string>& errors);
+
+struct BatchOptions {
+  int jobs = 0;             // worker threads; 0: one per core
+  bool fail_fast = false;   // start no new file after the first failure
+  bool quiet = false;       // no progress bar, no summary
+  const char* noun = "files";  // the summary's rate unit: "N ok, M failed in S s (X <noun>/s, Y MB/s)"
+  std::string summary_suffix;  // appended to the summary line
+};
+
+// Runs `process` for every job (planning errors are failures without calling it); `process` returns
+// the input bytes it read and throws on failure (loom::Error or std::exception): each failure prints
+// "<input>: <message>" on stderr. `input_errors` (from plan_batch) are printed first. Installs
+// SIGINT/SIGTERM handlers that delete the temporary files of write_file_atomic calls in progress, then
+// die of the signal. Returns 0 when every job succeeded and there were no input errors, else 1.
+int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
+              const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process);
+
+// Creates the folder that will hold `output`. Throws loom::Error(kIo) naming the folder when it cannot.
+void create_output_folder(const std::filesystem::path& output);
+
+}  // namespace loom::cli
