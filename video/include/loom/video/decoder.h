@@ -1,0 +1,177 @@
+// VideoDecoder: frames of one video stream as uint8 RGB tensors, by index or by presentation time.
+//
+// Semantics follow TorchCodec's VideoDecoder:
+// - Frame i is the i-th frame in presentation order (sorted by pts), counted from 0. Negative indices
+//   count from the end (-1 is the last frame). An index outside [-num_frames, num_frames) throws
+//   Error(kInvalidInput) ("index out of range").
+// - A frame is "played" during the half-open interval [pts, next frame's pts); the last frame during
+//   [pts, pts + duration). (Like TorchCodec, the next pts rather than the duration bounds a frame, so
+//   wrong or zero durations do not leave gaps.) get_frame_played_at(t) returns the frame whose
+//   interval contains t. Times are in seconds on the stream's clock (the numbers ffprobe prints as
+//   pts_time). A time before begin_stream_seconds or at/after end_stream_seconds throws
+//   Error(kInvalidInput).
+// - Ranges are half-open: get_frames_in_range(start, stop, step) returns start, start+step, ... < stop;
+//   get_frames_played_in_range(t0, t1) returns every frame played during [t0, t1): the one played at
+//   t0, then every frame with pts < t1.
+// - Every frame carries pts_seconds and duration_seconds.
+//
+// Seek modes: kExact (default) scans every packet once at open to build a frame index (pts, duration
+// and keyframe of every frame): indices and times are right with B-frames, variable frame rate, edit
+// lists and headers that lie. kApproximate trusts the header instead (frame count from the header, or
+// duration * average fps; frame i is the one played at begin + (i + 0.5) / average_fps, times are
+// resolved by decoding after a seek, and a stream whose header gives neither count nor rate is scanned
+// as in kExact): opening is fast, results match
+// kExact on constant-frame-rate files with correct headers but may be off by a frame on variable-rate
+// files or when the header is wrong. A custom FrameIndex (e.g. from `ffprobe -show_frames`) gives
+// exact results without the scan.
+//
+// Output: uint8 RGB, [N, 3, H, W] (kNCHW, default) or [N, H, W, 3] (kNHWC); a single frame drops N.
+// Colour conversion is libswscale's, with the matrix (BT.601, BT.709, BT.2020, ...) and range
+// (limited/full) of each decoded frame (BT.601 when the stream does not say), the way the ffmpeg CLI's
+// scale filter does it, with SWS_BILINEAR; 10-bit sources convert directly. An output_size resizes in
+// the same swscale pass. Rotation metadata is reported, not applied.
+//
+// Errors: loom::Error naming the input. kInvalidInput for unreadable, corrupt or truncated media and
+// for out-of-range indices or times; kUnsupported for formats outside the whitelist (playlists, concat
+// lists and network protocols are refused) or without a decoder; kLimitExceeded past Limits
+// (max_pixels, max_bytes, deadline_seconds on every blocking call); kIo when a file cannot be read.
+// A truncated file yields the frames before the cut; asking for a later frame throws kInvalidInput.
+//
+// Thread safety: a VideoDecoder is used by one thread at a time (its methods are not const because
+// they move the decode position). Distinct decoders are independent and may run on different threads.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "loom/codec/byte_source.h"
+#include "loom/codec/limits.h"
+#include "loom/codec/tensor.h"
+
+namespace loom::video {
+
+enum class SeekMode { kExact, kApproximate };
+
+// Layout of decoded frames: channels first (NCHW, torchvision's default) or channels last (NHWC).
+enum class Layout { kNCHW, kNHWC };
+
+struct Size {
+  int height = 0;
+  int width = 0;
+};
+
+// A caller-supplied frame index, in the stream's time base (ffprobe -show_frames "pts"/"duration"
+// fields, or "pkt_dts" where pts is missing). Entries may come in any order; they are sorted by pts.
+// A frame with duration <= 0 plays until the next frame's pts.
+struct FrameIndexEntry {
+  int64_t pts = 0;
+  int64_t duration = 0;
+  bool key_frame = false;
+};
+using FrameIndex = std::vector<FrameIndexEntry>;
+
+struct DecoderOptions {
+  // Video stream to decode; -1 picks FFmpeg's best video stream.
+  int stream_index = -1;
+  SeekMode seek_mode = SeekMode::kExact;
+  // When set, used instead of the scan (seek_mode is then ignored).
+  std::optional<FrameIndex> custom_index;
+  // FFmpeg decoding threads; 0 lets FFmpeg choose.
+  int num_threads = 1;
+  Layout dimension_order = Layout::kNCHW;
+  // Output height and width (both > 0); unset keeps the stream's size.
+  std::optional<Size> output_size;
+  Limits limits;
+};
+
+struct AudioStreamMetadata {
+  int stream_index = 0;
+  std::string codec;
+  int sample_rate = 0;
+  int channels = 0;
+  double duration_seconds = -1;  // -1 when unknown
+};
+
+struct StreamMetadata {
+  int stream_index = 0;
+  std::string container;      // FFmpeg demuxer name
+  std::string codec;          // "h264", "hevc", "vp9", ...
+  int width = 0, height = 0;  // coded picture size (before output_size)
+  std::string pixel_format;   // "yuv420p", "yuv420p10le", ...
+  std::string color_space;    // "bt709", "bt470bg", "bt2020nc", ...; "unknown" when unset
+  std::string color_range;    // "tv" (limited), "pc" (full) or "unknown"
+  std::string color_primaries;
+  // Rotation from the display matrix, in degrees counter-clockwise as ffprobe reports it (-90, 90,
+  // 180, ...); 0 when there is none. Not applied to the frames.
+  double rotation = 0;
+  double average_fps = 0;              // from the header; 0 when unknown
+  int64_t num_frames_from_header = 0;  // 0 when the header does not say
+  // Frames found by the scan (kExact) or given by a custom index; nullopt in kApproximate mode.
+  std::optional<int64_t> num_frames_from_content;
+  double duration_seconds = -1;  // of the stream from the header, else of the container; -1 unknown
+  // First frame's pts, and the end of the last frame (pts + duration), in seconds. Exact: from the
+  // index; approximate: from the header (start time, start + duration).
+  double begin_stream_seconds = 0;
+  double end_stream_seconds = 0;
+  // Indices of the keyframes (exact mode and custom index; empty in approximate mode).
+  std::vector<int64_t> key_frame_indices;
+  std::vector<AudioStreamMetadata> audio_streams;
+};
+
+struct Frame {
+  Tensor data;  // uint8 [3, H, W] or [H, W, 3]
+  double pts_seconds = 0;
+  double duration_seconds = 0;
+};
+
+struct Frames {
+  Tensor data;  // uint8 [N, 3, H, W] or [N, H, W, 3]
+  std::vector<double> pts_seconds;
+  std::vector<double> duration_seconds;
+};
+
+class VideoDecoder {
+ public:
+  // Opens `path` (a local file) or the bytes of `source`, selects the stream, validates its size
+  // against options.limits and, in exact mode, scans its packets. Throws as described above.
+  static VideoDecoder open(const std::filesystem::path& path, const DecoderOptions& options = {});
+  static VideoDecoder open(const ByteSource& source, const DecoderOptions& options = {});
+
+  VideoDecoder(VideoDecoder&&) noexcept;
+  VideoDecoder& operator=(VideoDecoder&&) noexcept;
+  ~VideoDecoder();
+
+  const StreamMetadata& metadata() const;
+  // Frames addressable by index: the scanned/custom count, or the header's estimate (approximate).
+  int64_t num_frames() const;
+
+  // ---- By index (negative counts from the end) ----
+  Frame get_frame_at(int64_t index);
+  // Any order, repeats allowed; decoded in ascending order (each GOP at most once), returned in the
+  // order asked.
+  Frames get_frames_at(std::span<const int64_t> indices);
+  // start, start + step, ... before stop (half-open; Python slice rules for negative start/stop, which
+  // are clamped to the valid range; step > 0).
+  Frames get_frames_in_range(int64_t start, int64_t stop, int64_t step = 1);
+
+  // ---- By time (seconds) ----
+  // The frame played at `seconds`: pts <= seconds < pts + duration.
+  Frame get_frame_played_at(double seconds);
+  Frames get_frames_played_at(std::span<const double> seconds);
+  // Frames played during [begin, end): the frame played at `begin`, then every frame with pts < end.
+  // begin must lie in [begin_stream_seconds, end_stream_seconds) and end >= begin (an end past the
+  // last frame is allowed); begin == end gives no frame.
+  Frames get_frames_played_in_range(double begin, double end);
+
+ private:
+  struct Impl;
+  explicit VideoDecoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loom::video
