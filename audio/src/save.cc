@@ -128,6 +128,23 @@ int sf_format_of(const std::string& format, const SaveOptions& o, DType dtype, c
   return major | sub;
 }
 
+// uint8, int16 or int32 samples as doubles in [-1, 1): (x - 128) / 128, x / 2^15, x / 2^31.
+std::vector<double> integer_to_unit(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  switch (t.dtype()) {
+    case DType::kUInt8:
+      std::transform(t.data<uint8_t>(), t.data<uint8_t>() + t.numel(), out.begin(), [](uint8_t v) { return (v - 128) / 128.0; });
+      break;
+    case DType::kInt16:
+      std::transform(t.data<int16_t>(), t.data<int16_t>() + t.numel(), out.begin(), [](int16_t v) { return v / 32768.0; });
+      break;
+    default:
+      std::transform(t.data<int32_t>(), t.data<int32_t>() + t.numel(), out.begin(), [](int32_t v) { return v / 2147483648.0; });
+      break;
+  }
+  return out;
+}
+
 }  // namespace
 
 void save(const std::filesystem::path& path, const Tensor& samples, int sample_rate, const SaveOptions& o) {
@@ -182,18 +199,26 @@ void save(const std::filesystem::path& path, const Tensor& samples, int sample_r
       throw Error(ErrorCode::kInvalidInput, name, fmt::format("cannot set compression: {}", sf_strerror(f)));
     }
     sf_count_t written = 0;
-    switch (dtype) {
-      case DType::kUInt8: {
-        std::vector<short> wide(static_cast<size_t>(frames * channels));
-        const uint8_t* p = frames_first.data<uint8_t>();
-        for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<short>((p[i] - 128) * 256);
-        written = sf_writef_short(f, wide.data(), frames);
-        break;
+    const int subtype = info.format & SF_FORMAT_SUBMASK;
+    if ((subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE) && dtype != DType::kFloat32 &&
+        dtype != DType::kFloat64) {
+      // Integer samples into a float file: scaled to [-1, 1) as load(normalize=true) reads them
+      // (libsndfile would store the integer values unscaled).
+      written = sf_writef_double(f, integer_to_unit(frames_first).data(), frames);
+    } else {
+      switch (dtype) {
+        case DType::kUInt8: {
+          std::vector<short> wide(static_cast<size_t>(frames * channels));
+          const uint8_t* p = frames_first.data<uint8_t>();
+          for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<short>((p[i] - 128) * 256);
+          written = sf_writef_short(f, wide.data(), frames);
+          break;
+        }
+        case DType::kInt16: written = sf_writef_short(f, frames_first.data<int16_t>(), frames); break;
+        case DType::kInt32: written = sf_writef_int(f, frames_first.data<int32_t>(), frames); break;
+        case DType::kFloat32: written = sf_writef_float(f, frames_first.data<float>(), frames); break;
+        default: written = sf_writef_double(f, frames_first.data<double>(), frames); break;
       }
-      case DType::kInt16: written = sf_writef_short(f, frames_first.data<int16_t>(), frames); break;
-      case DType::kInt32: written = sf_writef_int(f, frames_first.data<int32_t>(), frames); break;
-      case DType::kFloat32: written = sf_writef_float(f, frames_first.data<float>(), frames); break;
-      default: written = sf_writef_double(f, frames_first.data<double>(), frames); break;
     }
     if (written != frames) {
       throw Error(ErrorCode::kInvalidInput, name, fmt::format("cannot encode {}: {}", format, sf_strerror(f)));

@@ -2,6 +2,7 @@
 // soundfile/ffprobe/sox, atomic writes, bad arguments.
 #include "loom/audio/save.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -191,6 +192,32 @@ TEST(AudioSaveTest, AtomicAndNoPartialFiles) {
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"keep.wav"});
   // A folder that does not exist: kIo.
   EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "no" / "x.wav", x, 8000); }), ErrorCode::kIo);
+}
+
+TEST(AudioSaveTest, IntegerSamplesIntoAFloatFileAreScaledToUnitRange) {
+  loom::test::TempDir dir;
+  const Tensor f32 = sine(2, 3000, 16000);
+  const Tensor s16 = quantize<int16_t>(f32, 32767, 0);
+  const Tensor s32 = quantize<int32_t>(f32, 2147483000.0, 0);
+  const Tensor u8 = quantize<uint8_t>(f32, 127, 128);
+  const std::pair<Tensor, double> cases[] = {{s16, 32768.0}, {s32, 2147483648.0}, {u8, 128.0}};
+  for (const auto& [x, scale] : cases) {
+    for (int bits : {32, 64}) {
+      const fs::path out = dir / fmt::format("{}_{}.wav", to_string(x.dtype()), bits);
+      SaveOptions options;
+      options.encoding = "PCM_F";
+      options.bits_per_sample = bits;
+      save(out, x, 16000, options);
+      const Tensor y = load(out).samples;  // float32 in [-1, 1]
+      ASSERT_EQ(y.numel(), x.numel()) << out;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = x.dtype() == DType::kUInt8 ? x.data<uint8_t>()[i] - 128.0
+                         : x.dtype() == DType::kInt16 ? static_cast<double>(x.data<int16_t>()[i])
+                                                      : static_cast<double>(x.data<int32_t>()[i]);
+        ASSERT_NEAR(y.data<float>()[i], v / scale, 1e-7) << out << " sample " << i;
+      }
+    }
+  }
 }
 
 TEST(AudioSaveTest, BadArguments) {
