@@ -34,6 +34,10 @@ run(${bin}/sample_load_audio ${MEDIA_DIR}/audio/nasa_13013.mp4.audio.mp3 ${WORK_
 if(NOT EXISTS ${WORK_DIR}/nasa.flac)
   message(FATAL_ERROR "sample_load_audio wrote nothing")
 endif()
+run(${bin}/sample_encode_video ${WORK_DIR}/pattern.mp4)
+if(NOT EXISTS ${WORK_DIR}/pattern.mp4 OR NOT EXISTS ${WORK_DIR}/pattern.lossless.mkv)
+  message(FATAL_ERROR "sample_encode_video wrote nothing")
+endif()
 # The installed headers must not pull in third-party headers.
 file(GLOB_RECURSE headers ${prefix}/include/loom/*.h)
 foreach(h ${headers})

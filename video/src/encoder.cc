@@ -1,0 +1,756 @@
+// VideoEncoder: RGB uint8 frames -> swscale -> FFmpeg encoder -> muxer writing a temporary file's
+// descriptor through a custom AVIOContext; close() syncs and renames it into place.
+#include "loom/video/encoder.h"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+}
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "ffmpeg_handles.h"
+#include "loom/codec/error.h"
+#include "pending_files.h"
+
+namespace loom::video {
+namespace {
+
+// ---- RAII for the FFmpeg objects used here ----
+struct CodecContextDeleter {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+struct FrameDeleter {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+struct PacketDeleter {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct OutputContextDeleter {
+  void operator()(AVFormatContext* c) const { avformat_free_context(c); }
+};
+struct SwsDeleter {
+  void operator()(SwsContext* s) const { sws_freeContext(s); }
+};
+struct SwrDeleter {
+  void operator()(SwrContext* s) const { swr_free(&s); }
+};
+struct FifoDeleter {
+  void operator()(AVAudioFifo* f) const { av_audio_fifo_free(f); }
+};
+struct AvioDeleter {
+  void operator()(AVIOContext* io) const {
+    av_freep(&io->buffer);
+    avio_context_free(&io);
+  }
+};
+using UniqueCodecContext = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
+using UniqueFrame = std::unique_ptr<AVFrame, FrameDeleter>;
+using UniquePacket = std::unique_ptr<AVPacket, PacketDeleter>;
+using UniqueOutputContext = std::unique_ptr<AVFormatContext, OutputContextDeleter>;
+using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
+using UniqueSwr = std::unique_ptr<SwrContext, SwrDeleter>;
+using UniqueFifo = std::unique_ptr<AVAudioFifo, FifoDeleter>;
+using UniqueAvio = std::unique_ptr<AVIOContext, AvioDeleter>;
+using UniqueDict = std::unique_ptr<AVDictionary, ffmpeg::DictionaryDeleter>;
+
+void quiet_ffmpeg() {
+  static std::once_flag once;
+  std::call_once(once, [] { av_log_set_level(AV_LOG_QUIET); });
+}
+
+template <typename T>
+T* check_alloc(T* p) {
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+// ---- Containers ----
+struct Container {
+  const char* muxer;
+  const char* default_video;
+  const char* default_audio;
+};
+
+Container container_for(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".mp4") return {"mp4", "libx264", "aac"};
+  if (ext == ".mov") return {"mov", "libx264", "aac"};
+  if (ext == ".mkv") return {"matroska", "libx264", "flac"};
+  if (ext == ".webm") return {"webm", "libvpx-vp9", "libopus"};
+  if (ext == ".avi") return {"avi", "mpeg4", "libmp3lame"};
+  throw Error(ErrorCode::kUnsupported, path.string(),
+              fmt::format("unknown video file extension '{}' (use .mp4, .mov, .mkv, .webm or .avi)", ext));
+}
+
+const AVCodec* find_encoder(const std::string& input, const std::string& name, AVMediaType type) {
+  const AVCodec* codec = nullptr;
+  if (name == "av1") {
+    for (const char* n : {"libsvtav1", "libaom-av1", "librav1e"}) {
+      if ((codec = avcodec_find_encoder_by_name(n)) != nullptr) break;
+    }
+    if (codec == nullptr) {
+      throw Error(ErrorCode::kUnsupported, input, "no AV1 encoder (libsvtav1, libaom-av1, librav1e) in this FFmpeg");
+    }
+  } else {
+    codec = avcodec_find_encoder_by_name(name.c_str());
+    if (codec == nullptr) {
+      // A codec name ("h264", "vp9"): its default encoder.
+      if (const AVCodecDescriptor* d = avcodec_descriptor_get_by_name(name.c_str()))
+        codec = avcodec_find_encoder(d->id);
+    }
+    if (codec == nullptr) {
+      throw Error(ErrorCode::kUnsupported, input, fmt::format("encoder '{}' is not available in this FFmpeg", name));
+    }
+  }
+  if (codec->type != type) {
+    throw Error(ErrorCode::kInvalidInput, input,
+                fmt::format("'{}' is not a{} encoder", codec->name, type == AVMEDIA_TYPE_VIDEO ? " video" : "n audio"));
+  }
+  return codec;
+}
+
+void check_container_takes(const std::string& input, const AVOutputFormat* ofmt, const AVCodec* codec) {
+  if (avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL) == 0) {
+    throw Error(
+        ErrorCode::kUnsupported, input,
+        fmt::format("the {} container cannot hold {} ({})", ofmt->name, avcodec_get_name(codec->id), codec->name));
+  }
+}
+
+// Integers exactly; N*1000/1001 for NTSC-style rates; else av_d2q.
+AVRational fps_rational(double fps) {
+  if (std::fabs(fps - std::round(fps)) < 1e-9 && fps <= INT_MAX) return {static_cast<int>(std::round(fps)), 1};
+  const double k = std::round(fps * 1001.0 / 1000.0);
+  if (k >= 1 && k * 1000 <= INT_MAX && std::fabs(fps - k * 1000.0 / 1001.0) < 0.01) {
+    return {static_cast<int>(k) * 1000, 1001};
+  }
+  return av_d2q(fps, 1'001'000);
+}
+
+// Sets `key` to `value` on the encoder's private options; false when it has no such option.
+bool set_private(AVCodecContext* ctx, const char* key, const std::string& value, const std::string& input) {
+  if (ctx->priv_data == nullptr || av_opt_find(ctx->priv_data, key, nullptr, 0, 0) == nullptr) return false;
+  const int r = av_opt_set(ctx->priv_data, key, value.c_str(), 0);
+  if (r < 0) {
+    throw Error(
+        ErrorCode::kInvalidInput, input,
+        fmt::format("{}: invalid value '{}' for {}: {}", ctx->codec->name, value, key, ffmpeg::error_string(r)));
+  }
+  return true;
+}
+
+// Opens `ctx` with the caller's options; an option the encoder does not use is an error.
+void open_codec(AVCodecContext* ctx, const std::map<std::string, std::string>& options, const std::string& input) {
+  AVDictionary* dict = nullptr;
+  for (const auto& [k, v] : options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
+  const std::string name = ctx->codec->name;  // avcodec_open2 clears ctx->codec when it fails
+  const int r = avcodec_open2(ctx, ctx->codec, &dict);
+  UniqueDict left(dict);
+  if (r < 0) {
+    const ErrorCode code = r == AVERROR(ENOMEM) ? ErrorCode::kLimitExceeded : ErrorCode::kInvalidInput;
+    throw Error(code, input, fmt::format("cannot open encoder {}: {}", name, ffmpeg::error_string(r)));
+  }
+  if (const AVDictionaryEntry* e = av_dict_get(left.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX)) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("encoder {} has no option '{}'", name, e->key));
+  }
+}
+
+// ---- The temporary output file, written through a custom AVIOContext ----
+struct TempFile {
+  std::filesystem::path path, tmp;
+  int fd = -1;
+  int slot = -1;
+  int write_errno = 0;  // first failed write(2)
+
+  ~TempFile() { discard(); }
+  void discard() noexcept {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    tmp.clear();
+    pending_files::release(slot);
+    slot = -1;
+  }
+};
+
+int write_packet(void* opaque, uint8_t* buf, int size) {
+  auto* f = static_cast<TempFile*>(opaque);
+  int done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(f->fd, buf + done, static_cast<size_t>(size - done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (f->write_errno == 0) f->write_errno = errno;
+      return AVERROR(errno);
+    }
+    done += static_cast<int>(n);
+  }
+  return size;
+}
+
+int64_t seek_packet(void* opaque, int64_t offset, int whence) {
+  auto* f = static_cast<TempFile*>(opaque);
+  whence &= ~AVSEEK_FORCE;
+  if (whence == AVSEEK_SIZE) {
+    struct stat st {};
+    return ::fstat(f->fd, &st) == 0 ? static_cast<int64_t>(st.st_size) : AVERROR(errno);
+  }
+  const off_t r = ::lseek(f->fd, static_cast<off_t>(offset), whence);
+  return r < 0 ? AVERROR(errno) : static_cast<int64_t>(r);
+}
+
+const mode_t kProcessUmask = [] {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}();
+
+}  // namespace
+
+struct VideoEncoder::Impl {
+  std::string input;  // path, for messages
+  int width = 0, height = 0;
+  DimensionOrder order = DimensionOrder::kNCHW;
+  AVRational fps{30, 1};
+  std::string codec_name;
+
+  std::unique_ptr<TempFile> file;  // declared before the contexts that write to it
+  UniqueAvio io;
+  UniqueOutputContext fmt;
+  UniqueCodecContext video;
+  AVStream* video_stream = nullptr;
+  UniqueSws sws;
+  UniqueFrame frame;  // encoder input
+  UniqueFrame gbrp;   // scratch planes for NHWC or odd strides
+  UniquePacket packet;
+  int64_t next_pts = 0;
+
+  // Audio (optional)
+  UniqueCodecContext audio;
+  AVStream* audio_stream = nullptr;
+  Tensor samples;  // contiguous float32 [C, N]
+  int in_rate = 0;
+  int64_t audio_pos = 0;  // input samples fed so far
+  int64_t audio_pts = 0;  // encoder samples sent so far
+  UniqueSwr swr;
+  UniqueFifo fifo;
+  UniqueFrame audio_frame;
+
+  enum class State { kOpen, kClosed, kAborted } state = State::kOpen;
+
+  void check_usable(const char* what) const {
+    if (state == State::kClosed) throw Error(ErrorCode::kInvalidInput, input, fmt::format("{} after close()", what));
+    if (state == State::kAborted) {
+      throw Error(ErrorCode::kInvalidInput, input, fmt::format("{} on an encoder aborted by an earlier error", what));
+    }
+  }
+
+  void abort() noexcept {
+    state = State::kAborted;
+    fmt.reset();
+    io.reset();
+    if (file) file->discard();
+  }
+
+  [[noreturn]] void ffmpeg_fail(int r, const std::string& what) const {
+    if (file && file->write_errno != 0) {
+      throw Error(ErrorCode::kIo, input, fmt::format("cannot write: {}", std::strerror(file->write_errno)));
+    }
+    ffmpeg::throw_error(r, input, what);
+  }
+
+  // Sends `f` (nullptr: flush) to `ctx` and writes every packet it gives back.
+  void encode(AVCodecContext* ctx, AVStream* st, const AVFrame* f) {
+    int r = avcodec_send_frame(ctx, f);
+    if (r < 0) ffmpeg_fail(r, fmt::format("cannot encode ({})", ctx->codec->name));
+    for (;;) {
+      r = avcodec_receive_packet(ctx, packet.get());
+      if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
+      if (r < 0) ffmpeg_fail(r, fmt::format("cannot encode ({})", ctx->codec->name));
+      av_packet_rescale_ts(packet.get(), ctx->time_base, st->time_base);
+      packet->stream_index = st->index;
+      r = av_interleaved_write_frame(fmt.get(), packet.get());
+      if (r < 0) ffmpeg_fail(r, "cannot write a packet");
+      if (file->write_errno != 0) ffmpeg_fail(AVERROR(file->write_errno), "cannot write");
+    }
+  }
+
+  // Encodes whole encoder frames from the FIFO; with `flush` also the last partial one.
+  void drain_fifo(bool flush) {
+    const int frame_size = audio->frame_size > 0 ? audio->frame_size : 1024;
+    while (av_audio_fifo_size(fifo.get()) >= frame_size || (flush && av_audio_fifo_size(fifo.get()) > 0)) {
+      const int n = std::min(frame_size, av_audio_fifo_size(fifo.get()));
+      AVFrame* f = audio_frame.get();
+      av_frame_unref(f);
+      f->nb_samples = n;
+      f->format = audio->sample_fmt;
+      f->sample_rate = audio->sample_rate;
+      if (av_channel_layout_copy(&f->ch_layout, &audio->ch_layout) < 0) throw std::bad_alloc();
+      if (av_frame_get_buffer(f, 0) < 0) throw std::bad_alloc();
+      if (av_audio_fifo_read(fifo.get(), reinterpret_cast<void**>(f->data), n) != n) {
+        throw Error(ErrorCode::kInternal, input, "audio FIFO underrun");
+      }
+      f->pts = audio_pts;
+      audio_pts += n;
+      encode(audio.get(), audio_stream, f);
+    }
+  }
+
+  // Converts input samples up to `until` (exclusive) and encodes the whole frames they make.
+  void feed_audio(int64_t until) {
+    if (!audio) return;
+    until = std::min(until, samples.size(1));
+    const int channels = static_cast<int>(samples.size(0));
+    const int64_t total = samples.size(1);
+    const float* base = samples.data<float>();
+    constexpr int64_t kChunk = 8192;
+    std::vector<const uint8_t*> in(static_cast<size_t>(channels));
+    while (audio_pos < until) {
+      const int n = static_cast<int>(std::min(kChunk, until - audio_pos));
+      for (int c = 0; c < channels; ++c) {
+        in[static_cast<size_t>(c)] = reinterpret_cast<const uint8_t*>(base + c * total + audio_pos);
+      }
+      convert(in.data(), n);
+      audio_pos += n;
+      drain_fifo(false);
+    }
+  }
+
+  // swr_convert of `n` input samples (in == nullptr: flush) into the FIFO.
+  void convert(const uint8_t* const* in, int n) {
+    const int cap = swr_get_out_samples(swr.get(), n) + 32;
+    uint8_t** out = nullptr;
+    int linesize = 0;
+    if (av_samples_alloc_array_and_samples(&out, &linesize, audio->ch_layout.nb_channels, cap, audio->sample_fmt, 0) <
+        0) {
+      throw std::bad_alloc();
+    }
+    struct Free {
+      uint8_t** p;
+      ~Free() {
+        av_freep(&p[0]);
+        av_freep(&p);
+      }
+    } free_out{out};
+    for (;;) {
+      const int got = swr_convert(swr.get(), out, cap, const_cast<const uint8_t**>(in), n);
+      if (got < 0) ffmpeg_fail(got, "cannot convert audio");
+      if (got > 0 && av_audio_fifo_write(fifo.get(), reinterpret_cast<void**>(out), got) != got) throw std::bad_alloc();
+      if (in != nullptr || got == 0) return;  // a flush loops until swr is empty
+    }
+  }
+
+  void write_frame(const uint8_t* const planes[4], const int linesizes[4]) {
+    if (av_frame_make_writable(frame.get()) < 0) throw std::bad_alloc();
+    sws_scale(sws.get(), planes, linesizes, 0, height, frame->data, frame->linesize);
+    frame->pts = next_pts++;
+    encode(video.get(), video_stream, frame.get());
+    // Keep the audio up with the video: everything up to the end of this frame.
+    if (audio) {
+      const int64_t until =
+          av_rescale_q_rnd(next_pts, av_inv_q(fps), AVRational{1, in_rate}, static_cast<AVRounding>(AV_ROUND_UP));
+      feed_audio(until);
+    }
+  }
+};
+
+VideoEncoder::VideoEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+VideoEncoder::VideoEncoder(VideoEncoder&&) noexcept = default;
+VideoEncoder& VideoEncoder::operator=(VideoEncoder&&) noexcept = default;
+VideoEncoder::~VideoEncoder() {
+  if (impl_ && impl_->state == Impl::State::kOpen) impl_->abort();
+}
+
+int64_t VideoEncoder::frames_written() const {
+  return impl_->next_pts;
+}
+const std::string& VideoEncoder::codec_name() const {
+  return impl_->codec_name;
+}
+int VideoEncoder::fps_num() const {
+  return impl_->fps.num;
+}
+int VideoEncoder::fps_den() const {
+  return impl_->fps.den;
+}
+
+VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, int height, const EncoderOptions& options,
+                                const std::optional<AudioTrack>& audio) {
+  quiet_ffmpeg();
+  auto impl = std::make_unique<Impl>();
+  Impl& s = *impl;
+  s.input = path.string();
+  const std::string& input = s.input;
+  s.width = width;
+  s.height = height;
+  s.order = options.dimension_order;
+
+  // ---- Validate everything before touching the disk ----
+  if (width <= 0 || height <= 0 ||
+      av_image_check_size(static_cast<unsigned>(width), static_cast<unsigned>(height), 0, nullptr) < 0) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid frame size {}x{}", width, height));
+  }
+  if (!(options.fps > 0) || !std::isfinite(options.fps) || options.fps > 1e6) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid fps {}", options.fps));
+  }
+  if (options.num_threads < 0) throw Error(ErrorCode::kInvalidInput, input, "num_threads must be >= 0");
+  const Container container = container_for(path);
+  const AVCodec* codec =
+      find_encoder(input, options.codec.empty() ? container.default_video : options.codec, AVMEDIA_TYPE_VIDEO);
+  s.codec_name = codec->name;
+  const AVOutputFormat* ofmt = av_guess_format(container.muxer, nullptr, nullptr);
+  if (ofmt == nullptr)
+    throw Error(ErrorCode::kUnsupported, input, fmt::format("no {} muxer in this FFmpeg", container.muxer));
+  check_container_takes(input, ofmt, codec);
+
+  const AVPixelFormat pix_fmt = av_get_pix_fmt(options.pixel_format.c_str());
+  if (pix_fmt == AV_PIX_FMT_NONE) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("unknown pixel format '{}'", options.pixel_format));
+  }
+  if (codec->pix_fmts != nullptr) {
+    bool ok = false;
+    std::string supported;
+    for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) {
+      ok |= *p == pix_fmt;
+      supported += (supported.empty() ? "" : ", ") + std::string(av_get_pix_fmt_name(*p));
+    }
+    if (!ok) {
+      throw Error(
+          ErrorCode::kUnsupported, input,
+          fmt::format("{} cannot encode pixel format {} (it takes {})", codec->name, options.pixel_format, supported));
+    }
+  }
+  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(pix_fmt);
+  const int sub_w = 1 << desc->log2_chroma_w, sub_h = 1 << desc->log2_chroma_h;
+  if (width % sub_w != 0 || height % sub_h != 0) {
+    throw Error(ErrorCode::kInvalidInput, input,
+                fmt::format("{}x{} frames cannot be stored as {}: its chroma planes need a width that is a multiple of "
+                            "{} and a height that is a multiple of {} (crop or pad the frames, or use yuv444p)",
+                            width, height, options.pixel_format, sub_w, sub_h));
+  }
+  s.fps = fps_rational(options.fps);
+
+  // ---- Muxer and video encoder ----
+  AVFormatContext* raw_fmt = nullptr;
+  const int fr = avformat_alloc_output_context2(&raw_fmt, ofmt, nullptr, nullptr);
+  if (fr < 0) ffmpeg::throw_error(fr, input, "cannot create the muxer");
+  s.fmt.reset(raw_fmt);
+  s.fmt->flags |= AVFMT_FLAG_BITEXACT;  // no random UIDs or version strings: same input, same bytes
+
+  s.video.reset(check_alloc(avcodec_alloc_context3(codec)));
+  AVCodecContext* vc = s.video.get();
+  vc->width = width;
+  vc->height = height;
+  vc->pix_fmt = pix_fmt;
+  vc->time_base = av_inv_q(s.fps);
+  vc->framerate = s.fps;
+  vc->sample_aspect_ratio = {1, 1};
+  vc->thread_count = options.num_threads;
+  const bool rgb = (desc->flags & AV_PIX_FMT_FLAG_RGB) != 0;
+  const bool hd = height >= 720 || width >= 1280;
+  if (rgb) {
+    vc->color_primaries = AVCOL_PRI_BT709;
+    vc->color_trc = AVCOL_TRC_IEC61966_2_1;
+    vc->colorspace = AVCOL_SPC_RGB;
+    vc->color_range = AVCOL_RANGE_JPEG;
+  } else {
+    vc->color_primaries = hd ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M;
+    vc->color_trc = hd ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M;
+    vc->colorspace = hd ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
+    vc->color_range = options.pixel_format.starts_with("yuvj") ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+  }
+  if (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) vc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (options.crf) {
+    const std::string v = std::to_string(*options.crf);
+    vc->bit_rate = 0;  // constant quality, not a bitrate target
+    if (!set_private(vc, "crf", v, input) && !set_private(vc, "qp", v, input)) {
+      if (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_MPEG2VIDEO ||
+          codec->id == AV_CODEC_ID_MPEG1VIDEO || codec->id == AV_CODEC_ID_MSMPEG4V3 || codec->id == AV_CODEC_ID_MJPEG) {
+        if (*options.crf < 1 || *options.crf > 31) {
+          throw Error(
+              ErrorCode::kInvalidInput, input,
+              fmt::format("crf {} out of range for {} (its quantiser goes from 1 to 31)", *options.crf, codec->name));
+        }
+        vc->flags |= AV_CODEC_FLAG_QSCALE;
+        vc->global_quality = FF_QP2LAMBDA * *options.crf;
+      } else {
+        throw Error(ErrorCode::kUnsupported, input,
+                    fmt::format("{} has no constant-quality (crf) setting", codec->name));
+      }
+    }
+  }
+  if (!options.preset.empty() && !set_private(vc, "preset", options.preset, input) &&
+      !set_private(vc, "cpu-used", options.preset, input) && !set_private(vc, "speed", options.preset, input)) {
+    throw Error(ErrorCode::kUnsupported, input, fmt::format("{} has no preset (speed) setting", codec->name));
+  }
+  open_codec(vc, options.codec_options, input);
+  s.video_stream = check_alloc(avformat_new_stream(s.fmt.get(), nullptr));
+  s.video_stream->time_base = vc->time_base;
+  s.video_stream->avg_frame_rate = s.fps;
+  s.video_stream->r_frame_rate = s.fps;
+  if (const int r = avcodec_parameters_from_context(s.video_stream->codecpar, vc); r < 0) {
+    ffmpeg::throw_error(r, input, "cannot set stream parameters");
+  }
+
+  // ---- Audio ----
+  if (audio) {
+    const AudioTrack& a = *audio;
+    if (!a.samples.defined() || a.samples.dtype() != DType::kFloat32 || a.samples.ndim() != 2 ||
+        a.samples.size(0) < 1 || !a.samples.device().is_cpu()) {
+      throw Error(ErrorCode::kInvalidInput, input,
+                  "audio samples must be a float32 CPU tensor [channels >= 1, samples]");
+    }
+    if (a.samples.size(0) > 64) {
+      throw Error(ErrorCode::kInvalidInput, input, fmt::format("{} audio channels (at most 64)", a.samples.size(0)));
+    }
+    if (a.sample_rate <= 0 || a.sample_rate > 6'000'000) {
+      throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid audio sample rate {}", a.sample_rate));
+    }
+    const AVCodec* acodec =
+        find_encoder(input, a.codec.empty() ? container.default_audio : a.codec, AVMEDIA_TYPE_AUDIO);
+    check_container_takes(input, ofmt, acodec);
+    s.samples = a.samples.contiguous();
+    s.in_rate = a.sample_rate;
+    s.audio.reset(check_alloc(avcodec_alloc_context3(acodec)));
+    AVCodecContext* ac = s.audio.get();
+    int rate = a.sample_rate;
+    if (acodec->supported_samplerates != nullptr) {
+      int above = 0, highest = 0;
+      for (const int* r = acodec->supported_samplerates; *r != 0; ++r) {
+        if (*r == rate) above = *r;
+        if (*r >= rate && (above == 0 || *r < above)) above = *r;
+        highest = std::max(highest, *r);
+      }
+      rate = above != 0 ? above : highest;
+    }
+    ac->sample_rate = rate;
+    ac->time_base = {1, rate};
+    ac->sample_fmt = acodec->sample_fmts != nullptr ? acodec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
+    if (acodec->sample_fmts != nullptr) {
+      for (const AVSampleFormat* f = acodec->sample_fmts; *f != AV_SAMPLE_FMT_NONE; ++f) {
+        if (*f == AV_SAMPLE_FMT_FLTP || *f == AV_SAMPLE_FMT_FLT) {
+          ac->sample_fmt = *f;
+          break;
+        }
+        // Prefer 32-bit integers (FLAC: 24-bit) to 16-bit ones.
+        if (*f == AV_SAMPLE_FMT_S32 && ac->sample_fmt == AV_SAMPLE_FMT_S16) ac->sample_fmt = *f;
+      }
+    }
+    if (ac->sample_fmt == AV_SAMPLE_FMT_S32) ac->bits_per_raw_sample = 24;
+    av_channel_layout_default(&ac->ch_layout, static_cast<int>(a.samples.size(0)));
+    if (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) ac->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    open_codec(ac, {}, input);
+    s.audio_stream = check_alloc(avformat_new_stream(s.fmt.get(), nullptr));
+    s.audio_stream->time_base = ac->time_base;
+    if (const int r = avcodec_parameters_from_context(s.audio_stream->codecpar, ac); r < 0) {
+      ffmpeg::throw_error(r, input, "cannot set audio stream parameters");
+    }
+    AVChannelLayout in_layout{};
+    av_channel_layout_default(&in_layout, static_cast<int>(a.samples.size(0)));
+    SwrContext* swr = nullptr;
+    const int r = swr_alloc_set_opts2(&swr, &ac->ch_layout, ac->sample_fmt, rate, &in_layout, AV_SAMPLE_FMT_FLTP,
+                                      a.sample_rate, 0, nullptr);
+    av_channel_layout_uninit(&in_layout);
+    s.swr.reset(swr);
+    if (r < 0) ffmpeg::throw_error(r, input, "cannot set up audio conversion");
+    if (const int ri = swr_init(swr); ri < 0) ffmpeg::throw_error(ri, input, "cannot set up audio conversion");
+    s.fifo.reset(check_alloc(av_audio_fifo_alloc(ac->sample_fmt, ac->ch_layout.nb_channels, 4096)));
+    s.audio_frame.reset(check_alloc(av_frame_alloc()));
+  }
+
+  // ---- Colour conversion: canonical GBRP input planes -> the encoder's pixel format ----
+  s.sws.reset(sws_getContext(width, height, AV_PIX_FMT_GBRP, width, height, pix_fmt,
+                             SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT, nullptr, nullptr, nullptr));
+  if (!s.sws)
+    throw Error(ErrorCode::kUnsupported, input, fmt::format("cannot convert RGB to {}", options.pixel_format));
+  if (!rgb) {
+    const int* coeffs = sws_getCoefficients(hd ? SWS_CS_ITU709 : SWS_CS_ITU601);
+    sws_setColorspaceDetails(s.sws.get(), coeffs, 1, coeffs, vc->color_range == AVCOL_RANGE_JPEG ? 1 : 0, 0, 1 << 16,
+                             1 << 16);
+  }
+  s.frame.reset(check_alloc(av_frame_alloc()));
+  s.frame->format = pix_fmt;
+  s.frame->width = width;
+  s.frame->height = height;
+  if (av_frame_get_buffer(s.frame.get(), 0) < 0) throw std::bad_alloc();
+  for (AVBufferRef* b : s.frame->buf)
+    if (b) std::memset(b->data, 0, b->size);
+  s.packet.reset(check_alloc(av_packet_alloc()));
+
+  // ---- The temporary file, then the header ----
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error(ErrorCode::kIo, input, "is a folder");
+  s.file = std::make_unique<TempFile>();
+  s.file->path = path;
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::string tmpl = (folder / fmt::format(".{}.loom-XXXXXX", path.filename().string())).string();
+  s.file->fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (s.file->fd < 0) {
+    throw Error(ErrorCode::kIo, input, fmt::format("cannot create a temporary file: {}", std::strerror(errno)));
+  }
+  s.file->tmp = tmpl;
+  s.file->slot = pending_files::add(tmpl.c_str());
+  try {
+    constexpr int kBufferSize = 256 * 1024;
+    auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferSize));
+    if (buffer == nullptr) throw std::bad_alloc();
+    AVIOContext* io = avio_alloc_context(buffer, kBufferSize, 1, s.file.get(), nullptr, write_packet, seek_packet);
+    if (io == nullptr) {
+      av_free(buffer);
+      throw std::bad_alloc();
+    }
+    s.io.reset(io);
+    s.fmt->pb = io;
+    s.fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    if (const int r = avformat_write_header(s.fmt.get(), nullptr); r < 0) s.ffmpeg_fail(r, "cannot write the header");
+  } catch (...) {
+    s.abort();
+    throw;
+  }
+  return VideoEncoder(std::move(impl));
+}
+
+void VideoEncoder::write(const Tensor& frames) {
+  Impl& s = *impl_;
+  s.check_usable("write()");
+  const bool nchw = s.order == DimensionOrder::kNCHW;
+  const char* layout = nchw ? "[N, 3, H, W]" : "[N, H, W, 3]";
+  if (!frames.defined() || frames.ndim() != 4) {
+    throw Error(ErrorCode::kInvalidInput, s.input, fmt::format("frames must be a uint8 tensor {}", layout));
+  }
+  if (!frames.device().is_cpu()) throw Error(ErrorCode::kUnsupported, s.input, "frames must be on the CPU");
+  if (frames.dtype() != DType::kUInt8) {
+    throw Error(ErrorCode::kInvalidInput, s.input,
+                fmt::format("frames must be uint8, not {}", to_string(frames.dtype())));
+  }
+  const int64_t c = frames.size(nchw ? 1 : 3), h = frames.size(nchw ? 2 : 1), w = frames.size(nchw ? 3 : 2);
+  if (c != 3) {
+    throw Error(ErrorCode::kInvalidInput, s.input,
+                fmt::format("frames must be {} with 3 (RGB) channels, got {}", layout, c));
+  }
+  if (h != s.height || w != s.width) {
+    throw Error(ErrorCode::kInvalidInput, s.input,
+                fmt::format("frames are {}x{}, the encoder was opened for {}x{}", w, h, s.width, s.height));
+  }
+  try {
+    for (int64_t n = 0; n < frames.size(0); ++n) {
+      const Tensor f = frames.select(0, n);  // [3, H, W] or [H, W, 3]
+      // sws_scale reads four planes and strides (the fourth is alpha): unused ones must be null/0.
+      const uint8_t* planes[4] = {};
+      int linesizes[4] = {};
+      if (nchw && f.stride(2) == 1 && f.stride(1) >= w && f.stride(1) <= INT_MAX) {
+        // Borrow the planes; GBRP's plane order is G, B, R.
+        const auto* base = static_cast<const uint8_t*>(f.data());
+        planes[0] = base + f.stride(0);
+        planes[1] = base + 2 * f.stride(0);
+        planes[2] = base;
+        linesizes[0] = linesizes[1] = linesizes[2] = static_cast<int>(f.stride(1));
+      } else {
+        if (!s.gbrp) {
+          s.gbrp.reset(check_alloc(av_frame_alloc()));
+          s.gbrp->format = AV_PIX_FMT_GBRP;
+          s.gbrp->width = s.width;
+          s.gbrp->height = s.height;
+          if (av_frame_get_buffer(s.gbrp.get(), 0) < 0) throw std::bad_alloc();
+          for (AVBufferRef* b : s.gbrp->buf)
+            if (b) std::memset(b->data, 0, b->size);
+        }
+        const auto* base = static_cast<const uint8_t*>(f.data());
+        const int64_t sc = f.stride(nchw ? 0 : 2), sy = f.stride(nchw ? 1 : 0), sx = f.stride(nchw ? 2 : 1);
+        constexpr int kPlaneOf[3] = {2, 0, 1};  // R -> plane 2, G -> 0, B -> 1
+        for (int ch = 0; ch < 3; ++ch) {
+          uint8_t* dst = s.gbrp->data[kPlaneOf[ch]];
+          const int ls = s.gbrp->linesize[kPlaneOf[ch]];
+          for (int64_t y = 0; y < h; ++y) {
+            const uint8_t* src = base + ch * sc + y * sy;
+            uint8_t* row = dst + y * ls;
+            for (int64_t x = 0; x < w; ++x) row[x] = src[x * sx];
+          }
+        }
+        for (int p = 0; p < 3; ++p) {
+          planes[p] = s.gbrp->data[p];
+          linesizes[p] = s.gbrp->linesize[p];
+        }
+      }
+      s.write_frame(planes, linesizes);
+    }
+  } catch (...) {
+    s.abort();
+    throw;
+  }
+}
+
+void VideoEncoder::close() {
+  Impl& s = *impl_;
+  if (s.state == Impl::State::kClosed) return;
+  s.check_usable("close()");
+  try {
+    s.encode(s.video.get(), s.video_stream, nullptr);
+    if (s.audio) {
+      s.feed_audio(s.samples.size(1));
+      s.convert(nullptr, 0);
+      s.drain_fifo(true);
+      s.encode(s.audio.get(), s.audio_stream, nullptr);
+    }
+    if (const int r = av_write_trailer(s.fmt.get()); r < 0) s.ffmpeg_fail(r, "cannot write the trailer");
+    avio_flush(s.io.get());
+    if (s.io->error < 0 || s.file->write_errno != 0) s.ffmpeg_fail(s.io->error, "cannot write");
+    TempFile& f = *s.file;
+    auto io_fail = [&](const char* what) {
+      throw Error(ErrorCode::kIo, s.input, fmt::format("{}: {}", what, std::strerror(errno)));
+    };
+    if (::fchmod(f.fd, 0666 & ~kProcessUmask) != 0) io_fail("cannot set permissions");
+    if (::fsync(f.fd) != 0) io_fail("cannot sync");
+    const int fd = f.fd;
+    f.fd = -1;
+    if (::close(fd) != 0) io_fail("cannot close");
+    if (::rename(f.tmp.c_str(), f.path.c_str()) != 0) io_fail("cannot rename into place");
+    f.tmp.clear();  // renamed: nothing to remove
+    f.discard();
+  } catch (...) {
+    s.abort();
+    throw;
+  }
+  s.state = Impl::State::kClosed;
+  s.fmt.reset();
+  s.io.reset();
+}
+
+void encode_video(const std::filesystem::path& path, const Tensor& frames, double fps, const EncoderOptions& options,
+                  const std::optional<AudioTrack>& audio) {
+  if (!frames.defined() || frames.ndim() != 4) {
+    throw Error(ErrorCode::kInvalidInput, path.string(), "frames must be a uint8 tensor [N, 3, H, W] or [N, H, W, 3]");
+  }
+  EncoderOptions o = options;
+  o.fps = fps;
+  const bool nchw = o.dimension_order == DimensionOrder::kNCHW;
+  const int64_t h = frames.size(nchw ? 2 : 1), w = frames.size(nchw ? 3 : 2);
+  if (h > INT_MAX || w > INT_MAX) throw Error(ErrorCode::kInvalidInput, path.string(), "frames are too large");
+  VideoEncoder e = VideoEncoder::open(path, static_cast<int>(w), static_cast<int>(h), o, audio);
+  e.write(frames);
+  e.close();
+}
+
+}  // namespace loom::video
