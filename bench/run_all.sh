@@ -48,6 +48,13 @@ if [[ -x "$build/bench/loom_bench_geometry" ]]; then
 else
   echo "missing $build/bench/loom_bench_geometry: build loom first" >&2; exit 1
 fi
+echo "== audio load"
+if [[ -x "$build/bench/loom_bench_audio_load" ]]; then
+  "$py" "$here/audio_load.py" --loom-bench "$build/bench/loom_bench_audio_load" \
+    --json "$results/audio_load.json" | tee "$results/audio_load.txt"
+else
+  echo "missing $build/bench/loom_bench_audio_load: build loom first" >&2; exit 1
+fi
 echo "== plot"
 "$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
   --noise-normalize "$results/noise_normalize.json" \

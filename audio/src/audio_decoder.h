@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "loom/codec/byte_source.h"
 #include "loom/codec/limits.h"
@@ -31,10 +32,17 @@ class Decoder {
   // Exact frame count when known before decoding, else nullopt.
   std::optional<int64_t> num_frames() const { return num_frames_; }
   int64_t position() const { return position_; }
+  // A guess of the frame count from the container (duration times rate) when num_frames() is unknown; used
+  // only to size load()'s first output block (checked against the input's size), never trusted.
+  virtual std::optional<int64_t> estimated_frames() const { return num_frames_; }
 
   // Reads up to `max_frames` interleaved frames into `out` (room for max_frames * channels() elements
   // of float32 when normalize, native_dtype() otherwise). Returns the frames read; 0 only at the end.
   virtual int64_t read(void* out, int64_t max_frames, bool normalize) = 0;
+  // The same frames, planar: channel c's samples go to rows[c][0], rows[c][1], ... (each row with room
+  // for max_frames elements). The default reads interleaved pieces into a small scratch buffer and splits
+  // them; decoders whose frames are planar already override it.
+  virtual int64_t read_planar(void* const* rows, int64_t max_frames, bool normalize);
   // Exact seek; past the end, read() returns 0.
   virtual void seek(int64_t frame) = 0;
 
@@ -44,7 +52,14 @@ class Decoder {
   DType native_ = DType::kFloat32;
   std::optional<int64_t> num_frames_;
   int64_t position_ = 0;
+
+ private:
+  std::vector<uint8_t> planar_scratch_;  // read_planar's default
 };
+
+// Interleaved [frames, channels] elements of `element_bytes` (1, 2, 4 or 8) at `src` -> rows[c][offset + i].
+void deinterleave(const void* src, int64_t frames, int channels, size_t element_bytes, void* const* rows,
+                  int64_t offset);
 
 // libsndfile when it recognises the input as one of the formats it serves, else nullptr.
 std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits& limits);

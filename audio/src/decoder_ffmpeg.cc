@@ -11,6 +11,8 @@ extern "C" {
 
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <type_traits>
 
 #include "audio_decoder.h"
 #include "ffmpeg_handles.h"
@@ -78,6 +80,32 @@ void convert(const AVFrame* frame, int channels, bool planar, int64_t first, int
   }
 }
 
+// Copies frames [first, first + n) of `frame` into rows[c][offset...] (float32 when normalize).
+template <typename T>
+void convert_planar(const AVFrame* frame, int channels, bool planar, int64_t first, int64_t n, void* const* rows,
+                    int64_t offset, bool normalize) {
+  for (int c = 0; c < channels; ++c) {
+    if (planar) {
+      const T* src = reinterpret_cast<const T*>(frame->extended_data[c]) + first;
+      if (!normalize || std::is_same_v<T, float>) {
+        std::memcpy(static_cast<T*>(rows[c]) + offset, src, static_cast<size_t>(n) * sizeof(T));
+      } else {
+        float* o = static_cast<float*>(rows[c]) + offset;
+        for (int64_t i = 0; i < n; ++i) o[i] = to_float<T>(src[i]);
+      }
+    } else {
+      const T* src = reinterpret_cast<const T*>(frame->extended_data[0]) + first * channels + c;
+      if (normalize) {
+        float* o = static_cast<float*>(rows[c]) + offset;
+        for (int64_t i = 0; i < n; ++i) o[i] = to_float<T>(src[i * channels]);
+      } else {
+        T* o = static_cast<T*>(rows[c]) + offset;
+        for (int64_t i = 0; i < n; ++i) o[i] = src[i * channels];
+      }
+    }
+  }
+}
+
 class FfmpegDecoder final : public Decoder {
  public:
   FfmpegDecoder(const Input& input, int stream_index, const Limits& limits)
@@ -105,6 +133,34 @@ class FfmpegDecoder final : public Decoder {
         case DType::kInt64: convert<int64_t>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
         case DType::kFloat64: convert<double>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
         default: convert<float>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
+      }
+      frame_used_ += n;
+      done += n;
+    }
+    position_ += done;
+    return done;
+  }
+
+  std::optional<int64_t> estimated_frames() const override { return estimate_; }
+
+  int64_t read_planar(void* const* rows, int64_t max_frames, bool normalize) override {
+    arm_deadline();
+    int64_t done = 0;
+    while (done < max_frames) {
+      if (frame_used_ >= frame_frames_) {
+        if (!next_frame()) break;
+        continue;
+      }
+      const int64_t n = std::min(max_frames - done, frame_frames_ - frame_used_);
+      const bool planar = av_sample_fmt_is_planar(static_cast<AVSampleFormat>(frame_->format));
+      const AVFrame* f = frame_.get();
+      switch (native_) {
+        case DType::kUInt8: convert_planar<uint8_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
+        case DType::kInt16: convert_planar<int16_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
+        case DType::kInt32: convert_planar<int32_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
+        case DType::kInt64: convert_planar<int64_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
+        case DType::kFloat64: convert_planar<double>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
+        default: convert_planar<float>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
       }
       frame_used_ += n;
       done += n;
@@ -199,6 +255,12 @@ class FfmpegDecoder final : public Decoder {
       sample_rate_ = par->sample_rate;
       channels_ = par->ch_layout.nb_channels;
       native_ = native_of(codec_->sample_fmt, name_);
+      const AVStream* st = ctx->streams[stream_];
+      if (st->duration > 0 && st->time_base.num > 0 && st->time_base.den > 0) {
+        estimate_ = av_rescale_q(st->duration, st->time_base, AVRational{1, sample_rate_});
+      } else if (ctx->duration > 0) {
+        estimate_ = av_rescale_q(ctx->duration, AVRational{1, AV_TIME_BASE}, AVRational{1, sample_rate_});
+      }
     }
     if (!packet_) packet_.reset(av_packet_alloc());
     if (!frame_) frame_.reset(av_frame_alloc());
@@ -286,6 +348,7 @@ class FfmpegDecoder final : public Decoder {
   std::unique_ptr<AVPacket, PacketDeleter> packet_;
   std::unique_ptr<AVFrame, FrameDeleter> frame_;
   int stream_ = -1;
+  std::optional<int64_t> estimate_;  // frames, from the container's duration
   int64_t frame_frames_ = 0;  // samples per channel in frame_
   int64_t frame_used_ = 0;    // of which already returned
   bool demux_done_ = false, flushed_ = false, decoder_done_ = false;

@@ -2,7 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <system_error>
 #include <vector>
 
@@ -45,6 +49,55 @@ std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, cons
   return d;
 }
 
+namespace {
+
+template <typename T>
+void deinterleave_as(const T* src, int64_t frames, int channels, void* const* rows, int64_t offset) {
+  if (channels == 2) {
+    T* a = static_cast<T*>(rows[0]) + offset;
+    T* b = static_cast<T*>(rows[1]) + offset;
+    for (int64_t i = 0; i < frames; ++i) {
+      a[i] = src[2 * i];
+      b[i] = src[2 * i + 1];
+    }
+    return;
+  }
+  for (int c = 0; c < channels; ++c) {
+    T* o = static_cast<T*>(rows[c]) + offset;
+    const T* s = src + c;
+    for (int64_t i = 0; i < frames; ++i) o[i] = s[i * channels];
+  }
+}
+
+}  // namespace
+
+void deinterleave(const void* src, int64_t frames, int channels, size_t element_bytes, void* const* rows,
+                  int64_t offset) {
+  switch (element_bytes) {
+    case 1: deinterleave_as(static_cast<const uint8_t*>(src), frames, channels, rows, offset); break;
+    case 2: deinterleave_as(static_cast<const uint16_t*>(src), frames, channels, rows, offset); break;
+    case 4: deinterleave_as(static_cast<const uint32_t*>(src), frames, channels, rows, offset); break;
+    default: deinterleave_as(static_cast<const uint64_t*>(src), frames, channels, rows, offset); break;
+  }
+}
+
+int64_t Decoder::read_planar(void* const* rows, int64_t max_frames, bool normalize) {
+  if (channels_ == 1) return read(rows[0], max_frames, normalize);
+  const size_t element_bytes = normalize ? sizeof(float) : element_size(native_);
+  // Pieces small enough to stay in the L1/L2 cache between the decoder's write and the split.
+  const int64_t piece = std::max<int64_t>(1, 16384 / channels_);
+  const size_t piece_bytes = static_cast<size_t>(piece) * static_cast<size_t>(channels_) * element_bytes;
+  if (planar_scratch_.size() < piece_bytes) planar_scratch_.resize(piece_bytes);
+  int64_t done = 0;
+  while (done < max_frames) {
+    const int64_t got = read(planar_scratch_.data(), std::min(piece, max_frames - done), normalize);
+    if (got == 0) break;
+    deinterleave(planar_scratch_.data(), got, channels_, element_bytes, rows, done);
+    done += got;
+  }
+  return done;
+}
+
 }  // namespace detail
 
 namespace {
@@ -56,10 +109,11 @@ Tensor to_tensor(const uint8_t* data, int64_t frames, int channels, DType dtype,
     if (frames > 0) std::memcpy(t.data(), data, t.nbytes());
     return t;
   }
-  const int64_t shape[2] = {frames, channels};
-  const Tensor interleaved = Tensor::from_blob(const_cast<uint8_t*>(data), shape, {}, dtype);
   Tensor t = Tensor::empty({channels, frames}, dtype);
-  t.copy_from(interleaved.permute({1, 0}));
+  const size_t element_bytes = element_size(dtype);
+  std::vector<void*> rows(static_cast<size_t>(channels));
+  for (int c = 0; c < channels; ++c) rows[c] = static_cast<uint8_t*>(t.data()) + static_cast<size_t>(c * frames) * element_bytes;
+  detail::deinterleave(data, frames, channels, element_bytes, rows.data(), 0);
   return t;
 }
 
@@ -72,6 +126,28 @@ void check_output_size(const Limits& limits, const std::string& name, int64_t fr
   }
 }
 
+// Decoded samples in the final layout, in one or more blocks: [channels, capacity] (channels_first) or
+// [capacity, channels]. The first block is the output tensor itself when the header's frame count is
+// plausible, so that a file whose data matches its header is decoded straight into the result.
+struct Block {
+  Tensor t;
+  int64_t capacity = 0;
+  int64_t used = 0;
+};
+
+// Tensor::empty's storage (64-byte aligned) from plain malloc: aligned_alloc leaves the alignment slack as
+// free fragments that small allocations take, so a freed output cannot serve the next one of the same
+// size, and every load of a large file faults fresh pages in (a quarter of a WAV load's time).
+Tensor empty_output(int64_t rows, int64_t cols, DType dtype) {
+  const size_t bytes = static_cast<size_t>(rows) * static_cast<size_t>(cols) * element_size(dtype);
+  void* raw = std::malloc(bytes + kTensorAlignment);
+  if (raw == nullptr) throw std::bad_alloc();
+  const auto address = reinterpret_cast<uintptr_t>(raw);
+  void* aligned = reinterpret_cast<void*>((address + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1});
+  const int64_t shape[2] = {rows, cols};
+  return Tensor::from_blob(aligned, shape, {}, dtype, Device::cpu(), [raw](void*) { std::free(raw); });
+}
+
 Audio load_from(const detail::Input& input, const LoadOptions& o) {
   const std::string name = input.name();
   if (o.frame_offset < 0 || o.num_frames < -1) {
@@ -79,10 +155,12 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
                 fmt::format("frame_offset {} and num_frames {}: need frame_offset >= 0 and num_frames >= -1",
                             o.frame_offset, o.num_frames));
   }
-  if (!input.source && o.limits.max_bytes != 0) {
+  uint64_t input_bytes = input.source ? input.source->size() : 0;
+  if (!input.source) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(input.path, ec);
-    if (!ec && size > o.limits.max_bytes) {
+    if (!ec) input_bytes = size;
+    if (!ec && o.limits.max_bytes != 0 && size > o.limits.max_bytes) {
       throw Error(ErrorCode::kLimitExceeded, name,
                   fmt::format("file of {} bytes exceeds the limit of {} bytes (Limits::max_bytes)", size,
                               o.limits.max_bytes));
@@ -91,22 +169,103 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
   std::unique_ptr<detail::Decoder> d = detail::open_decoder(input, o.stream_index, o.limits);
   const int channels = d->channels();
   const DType dtype = o.normalize ? DType::kFloat32 : d->native_dtype();
-  const size_t frame_bytes = static_cast<size_t>(channels) * element_size(dtype);
+  const size_t element_bytes = element_size(dtype);
+  const size_t frame_bytes = static_cast<size_t>(channels) * element_bytes;
   if (o.frame_offset > 0) d->seek(o.frame_offset);
-  // Grows with what is decoded; never sized from the header.
-  std::vector<uint8_t> buffer;
-  int64_t frames = 0;
-  // Chunks of at most 4 MiB (and 65536 frames), so that the buffer never runs far ahead of the data.
+  auto make_block = [&](int64_t capacity) {
+    Block b;
+    b.capacity = capacity;
+    b.t = o.channels_first ? empty_output(channels, capacity, dtype) : empty_output(capacity, channels, dtype);
+    return b;
+  };
+  std::vector<Block> blocks;
+  bool from_header = false;  // blocks[0] holds exactly the frames the header announces
+  // The header's frame count (or, for FFmpeg, the container's duration) sizes the first block only while it
+  // is plausible for the input's size (64 bytes of output per input byte covers u8 and A-law to float32 and
+  // Vorbis above ~90 kbit/s) and within max_bytes; the decoded data, never the header, decides the result's
+  // length.
+  const std::optional<int64_t> exact = d->num_frames();
+  int64_t header_capacity = 0;
+  if (const std::optional<int64_t> header = exact ? exact : d->estimated_frames()) {
+    int64_t expected = std::max<int64_t>(0, *header - o.frame_offset);
+    if (o.num_frames >= 0) expected = std::min(expected, o.num_frames);
+    const auto bytes = static_cast<uint64_t>(expected) * frame_bytes;
+    const uint64_t plausible = input_bytes * 64 + (uint64_t{1} << 20);
+    if (expected > 0 && bytes <= plausible && (o.limits.max_bytes == 0 || bytes <= o.limits.max_bytes)) {
+      blocks.push_back(make_block(expected));
+      header_capacity = expected;
+      from_header = exact.has_value();
+    }
+  }
+  // Chunks of at most 4 MiB (and 65536 frames): the unit of the deadline and of the size checks.
   const int64_t chunk = std::clamp<int64_t>(static_cast<int64_t>((size_t{4} << 20) / frame_bytes), 1, 1 << 16);
+  std::vector<void*> rows(static_cast<size_t>(channels));
+  int64_t frames = 0;
   while (o.num_frames < 0 || frames < o.num_frames) {
-    const int64_t want = o.num_frames < 0 ? chunk : std::min(chunk, o.num_frames - frames);
-    buffer.resize(static_cast<size_t>(frames + want) * frame_bytes);
-    const int64_t got = d->read(buffer.data() + static_cast<size_t>(frames) * frame_bytes, want, o.normalize);
+    if (!blocks.empty() && blocks.back().used == blocks.back().capacity && blocks.size() == 1 && from_header) {
+      break;  // num_frames() is exact: the decoder has no frame past it (a short file ends the loop below)
+    }
+    if (blocks.empty() || blocks.back().used == blocks.back().capacity) {
+      // Further blocks grow with what is decoded (1 to 64 MiB): a header never sizes them.
+      const auto block_bytes = std::clamp<uint64_t>(static_cast<uint64_t>(frames - header_capacity) * frame_bytes,
+                                                    uint64_t{1} << 20, uint64_t{64} << 20);
+      int64_t capacity = std::max<int64_t>(1, static_cast<int64_t>(block_bytes / frame_bytes));
+      if (o.num_frames >= 0) capacity = std::min(capacity, o.num_frames - frames);
+      blocks.push_back(make_block(capacity));
+    }
+    Block& b = blocks.back();
+    const int64_t want = std::min(chunk, b.capacity - b.used);
+    auto* base = static_cast<uint8_t*>(b.t.data());
+    int64_t got = 0;
+    if (o.channels_first) {
+      for (int c = 0; c < channels; ++c) {
+        rows[c] = base + (static_cast<size_t>(c) * static_cast<size_t>(b.capacity) + static_cast<size_t>(b.used)) *
+                             element_bytes;
+      }
+      got = d->read_planar(rows.data(), want, o.normalize);
+    } else {
+      got = d->read(base + static_cast<size_t>(b.used) * frame_bytes, want, o.normalize);
+    }
+    b.used += got;
     frames += got;
     check_output_size(o.limits, name, frames, channels, dtype);
     if (got == 0) break;
   }
-  return {to_tensor(buffer.data(), frames, channels, dtype, o.channels_first), d->sample_rate()};
+  while (!blocks.empty() && blocks.back().used == 0) blocks.pop_back();
+  if (blocks.size() == 1 && blocks[0].used == blocks[0].capacity) return {std::move(blocks[0].t), d->sample_rate()};
+  if (blocks.size() == 1 && blocks[0].used >= blocks[0].capacity - blocks[0].capacity / 8) {
+    // A little shorter than announced (a duration estimate, a file cut near its end): keep the block, its
+    // rows moved together (each row moves down, so in ascending order nothing is overwritten early).
+    Block& b = blocks[0];
+    if (o.channels_first) {
+      auto* base = static_cast<uint8_t*>(b.t.data());
+      const size_t row = static_cast<size_t>(b.used) * element_bytes;
+      for (int c = 1; c < channels; ++c) {
+        std::memmove(base + static_cast<size_t>(c) * row, base + static_cast<size_t>(c) * static_cast<size_t>(b.capacity) * element_bytes, row);
+      }
+    }
+    const int64_t shape[2] = {o.channels_first ? channels : b.used, o.channels_first ? b.used : channels};
+    const int64_t all = b.capacity * channels;
+    return {b.t.view({all}).slice(0, 0, b.used * channels).view(shape), d->sample_rate()};
+  }
+  Tensor out = o.channels_first ? empty_output(channels, frames, dtype) : empty_output(frames, channels, dtype);
+  auto* dst = static_cast<uint8_t*>(out.data());
+  if (o.channels_first) {
+    for (int c = 0; c < channels; ++c) {
+      for (const Block& b : blocks) {
+        const size_t n = static_cast<size_t>(b.used) * element_bytes;
+        std::memcpy(dst, static_cast<const uint8_t*>(b.t.data()) + static_cast<size_t>(c) * static_cast<size_t>(b.capacity) * element_bytes, n);
+        dst += n;
+      }
+    }
+  } else {
+    for (const Block& b : blocks) {
+      const size_t n = static_cast<size_t>(b.used) * frame_bytes;
+      std::memcpy(dst, b.t.data(), n);
+      dst += n;
+    }
+  }
+  return {std::move(out), d->sample_rate()};
 }
 
 }  // namespace

@@ -90,6 +90,14 @@ TEST_P(AudioLoadCorpusTest, NativeDtypeEqualsReference) {
   s.frame_offset = ref.samples.size(0) / 4;
   s.num_frames = 333;
   EXPECT_TRUE(same_samples(load(file, s).samples, ref.samples.slice(0, s.frame_offset, s.frame_offset + 333)));
+  // channels_first (decoded planar, straight into the output): the transpose, whole and sliced.
+  LoadOptions cf = o;
+  cf.channels_first = true;
+  EXPECT_TRUE(same_samples(load(file, cf).samples, ref.samples.permute({1, 0})));
+  cf.frame_offset = s.frame_offset;
+  cf.num_frames = 333;
+  EXPECT_TRUE(same_samples(load(file, cf).samples,
+                           ref.samples.slice(0, s.frame_offset, s.frame_offset + 333).permute({1, 0})));
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, AudioLoadCorpusTest, ::testing::ValuesIn(corpus()), test_name);
@@ -281,6 +289,10 @@ TEST(AudioLoadTest, TruncatedFiles) {
       const int64_t n = std::max<int64_t>(0, part.size(1) - 4096);
       EXPECT_GT(n, 0) << rel;
       EXPECT_TRUE(same_samples(part.slice(1, 0, n).contiguous(), full.slice(1, 0, n).contiguous())) << rel;
+      // Both layouts hold the same samples when the data ends before the header's frame count.
+      LoadOptions last;
+      last.channels_first = false;
+      EXPECT_TRUE(same_samples(part, load(cut, last).samples.permute({1, 0}))) << rel;
     } catch (const Error& e) {
       EXPECT_EQ(e.input(), cut.string()) << e.what();
       EXPECT_NE(e.code(), ErrorCode::kInternal) << e.what();
