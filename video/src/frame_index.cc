@@ -76,6 +76,7 @@ std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecI
   std::unique_ptr<AVPacket, void (*)(AVPacket*)> pkt(av_packet_alloc(), [](AVPacket* p) { av_packet_free(&p); });
   if (!pkt) throw std::bad_alloc();
   std::vector<IndexedFrame> frames;
+  bool last_corrupt = false;  // the last packet kept was short (a file cut inside it)
   for (;;) {
     const int ret = av_read_frame(fmt, pkt.get());
     if (ret == AVERROR_EXIT || deadline.expired()) {
@@ -86,10 +87,13 @@ std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecI
       const int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
       if (ts != AV_NOPTS_VALUE && packet_shows_frame(codec, pkt->data, pkt->size)) {
         frames.push_back({ts, pkt->duration, (pkt->flags & AV_PKT_FLAG_KEY) != 0});
+        last_corrupt = (pkt->flags & AV_PKT_FLAG_CORRUPT) != 0;
       }
     }
     av_packet_unref(pkt.get());
   }
+  // A packet cut short by the end of the file is not a frame the decoder can give.
+  if (last_corrupt) frames.pop_back();
   std::stable_sort(frames.begin(), frames.end(),
                    [](const IndexedFrame& a, const IndexedFrame& b) { return a.pts < b.pts; });
   return frames;
