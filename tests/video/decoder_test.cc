@@ -149,8 +149,9 @@ TEST_P(DecoderCorpusTest, OutputSizeMatchesFfmpegScale) {
   const Tensor ref = ffmpeg_frames(file, dec.metadata().stream_index, idx, 100, 150, true);
   ASSERT_TRUE(ref.defined());
   for (size_t j = 0; j < idx.size(); ++j) {
-    EXPECT_LE(max_abs_diff(f.data.permute({0, 2, 3, 1}).select(0, j), ref.select(0, j)), kTolerance)
-        << "frame " << idx[j];
+    const int d = max_abs_diff(f.data.permute({0, 2, 3, 1}).select(0, j), ref.select(0, j));
+    EXPECT_LE(d, kTolerance) << "frame " << idx[j];
+    RecordProperty("max_diff_resized_frame_" + std::to_string(idx[j]), d);
   }
 }
 
@@ -197,9 +198,13 @@ TEST_P(DecoderCorpusTest, ApproximateModeAgreesOnConstantRateFiles) {
   if (!cfr) {
     // Documented: approximate mode may pick other frames here (variable rate, or a header count
     // that differs from the content); only check that it decodes.
+    RecordProperty("approximate_compared", 0);
     EXPECT_GT(approx.num_frames(), 0);
     EXPECT_TRUE(approx.get_frame_at(0).data.defined());
     return;
+  }
+  RecordProperty("approximate_compared", 1);
+  {
   }
   const std::vector<int64_t> idx = {0, n / 2, n - 1, 1 % n};
   for (int64_t i : idx) {
