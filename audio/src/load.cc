@@ -2,11 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -135,19 +133,6 @@ struct Block {
   int64_t used = 0;
 };
 
-// Tensor::empty's storage (64-byte aligned) from plain malloc: aligned_alloc leaves the alignment slack as
-// free fragments that small allocations take, so a freed output cannot serve the next one of the same
-// size, and every load of a large file faults fresh pages in (a quarter of a WAV load's time).
-Tensor empty_output(int64_t rows, int64_t cols, DType dtype) {
-  const size_t bytes = static_cast<size_t>(rows) * static_cast<size_t>(cols) * element_size(dtype);
-  void* raw = std::malloc(bytes + kTensorAlignment);
-  if (raw == nullptr) throw std::bad_alloc();
-  const auto address = reinterpret_cast<uintptr_t>(raw);
-  void* aligned = reinterpret_cast<void*>((address + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1});
-  const int64_t shape[2] = {rows, cols};
-  return Tensor::from_blob(aligned, shape, {}, dtype, Device::cpu(), [raw](void*) { std::free(raw); });
-}
-
 Audio load_from(const detail::Input& input, const LoadOptions& o) {
   const std::string name = input.name();
   if (o.frame_offset < 0 || o.num_frames < -1) {
@@ -175,7 +160,7 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
   auto make_block = [&](int64_t capacity) {
     Block b;
     b.capacity = capacity;
-    b.t = o.channels_first ? empty_output(channels, capacity, dtype) : empty_output(capacity, channels, dtype);
+    b.t = o.channels_first ? Tensor::empty({channels, capacity}, dtype) : Tensor::empty({capacity, channels}, dtype);
     return b;
   };
   std::vector<Block> blocks;
@@ -248,7 +233,7 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
     const int64_t all = b.capacity * channels;
     return {b.t.view({all}).slice(0, 0, b.used * channels).view(shape), d->sample_rate()};
   }
-  Tensor out = o.channels_first ? empty_output(channels, frames, dtype) : empty_output(frames, channels, dtype);
+  Tensor out = o.channels_first ? Tensor::empty({channels, frames}, dtype) : Tensor::empty({frames, channels}, dtype);
   auto* dst = static_cast<uint8_t*>(out.data());
   if (o.channels_first) {
     for (int c = 0; c < channels; ++c) {

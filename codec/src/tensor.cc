@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -90,11 +91,14 @@ std::string_view to_string(DType dtype) {
 Tensor Tensor::empty(std::span<const int64_t> shape, DType dtype) {
   check_shape(shape);
   const size_t bytes = static_cast<size_t>(count(shape)) * element_size(dtype);
-  // aligned_alloc needs a size that is a multiple of the alignment, and never 0.
-  const size_t padded = std::max<size_t>(kTensorAlignment, (bytes + kTensorAlignment - 1) & ~(kTensorAlignment - 1));
-  void* data = std::aligned_alloc(kTensorAlignment, padded);
-  if (data == nullptr) throw std::bad_alloc();
-  return from_blob(data, shape, {}, dtype, Device::cpu(), [](void* p) { std::free(p); });
+  // malloc with room to align by hand rather than aligned_alloc: glibc leaves aligned_alloc's slack as
+  // free fragments that small allocations take, so a freed large tensor cannot serve the next one of
+  // the same size and every new one faults in fresh pages (a quarter of a WAV load's time).
+  void* raw = std::malloc(bytes + kTensorAlignment);
+  if (raw == nullptr) throw std::bad_alloc();
+  const auto address = reinterpret_cast<uintptr_t>(raw);
+  void* data = reinterpret_cast<void*>((address + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1});
+  return from_blob(data, shape, {}, dtype, Device::cpu(), [raw](void*) { std::free(raw); });
 }
 
 Tensor Tensor::zeros(std::span<const int64_t> shape, DType dtype) {
