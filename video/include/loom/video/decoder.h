@@ -52,13 +52,11 @@
 #include "loom/codec/byte_source.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/tensor.h"
+#include "loom/video/layout.h"
 
 namespace loom::video {
 
 enum class SeekMode { kExact, kApproximate };
-
-// Layout of decoded frames: channels first (NCHW, torchvision's default) or channels last (NHWC).
-enum class Layout { kNCHW, kNHWC };
 
 struct Size {
   int height = 0;

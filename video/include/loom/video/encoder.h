@@ -29,11 +29,10 @@
 #include <vector>
 
 #include "loom/codec/tensor.h"
+#include "loom/video/layout.h"
 
 namespace loom::video {
 
-// Layout of the frame batches given to write(): [N, 3, H, W] or [N, H, W, 3], channels in R, G, B order.
-enum class DimensionOrder { kNCHW, kNHWC };
 
 struct EncoderOptions {
   // FFmpeg encoder name ("libx264", "libvpx-vp9", "mpeg4", "ffv1", "libsvtav1", "libaom-av1",
@@ -62,7 +61,7 @@ struct EncoderOptions {
   std::string pixel_format = "yuv420p";
   // Encoder threads; 0 lets the encoder choose.
   int num_threads = 0;
-  DimensionOrder dimension_order = DimensionOrder::kNCHW;
+  Layout dimension_order = Layout::kNCHW;  // of the batches given to write(); channels R, G, B
   // Extra encoder options passed to avcodec_open2 (e.g. {"g", "12"}, {"tune", "film"}, {"lossless",
   // "1"}, {"bf", "0"}). An option the encoder does not know is Error(kInvalidInput).
   std::map<std::string, std::string> codec_options;
