@@ -29,6 +29,7 @@ std::unique_ptr<App> make_app() {
   app->run_info = add_info_command(app->parser);
   app->run_convert = add_convert_command(app->parser);
   app->run_audio = add_audio_command(app->parser);
+  app->run_frames = add_frames_command(app->parser);
   app->run_bench = add_bench_command(app->parser);
   return app;
 }
@@ -36,6 +37,7 @@ std::unique_ptr<App> make_app() {
 int App::run() {
   if (parser.got_subcommand("info")) return run_info();
   if (parser.got_subcommand("audio")) return run_audio();
+  if (parser.got_subcommand("frames")) return run_frames();
   if (parser.got_subcommand("bench")) return run_bench();
   return run_convert();
 }

@@ -11,7 +11,7 @@ namespace loom::cli {
 
 struct App {
   CLI::App parser{"loom: decode, transform and batch-preprocess media files", "loom"};
-  std::function<int()> run_info, run_convert, run_audio, run_bench;
+  std::function<int()> run_info, run_convert, run_audio, run_frames, run_bench;
 
   // After a successful parse: runs the chosen subcommand and returns the exit status.
   int run();

@@ -62,8 +62,7 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
 
 int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
               const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process) {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  install_interrupt_cleanup();
   Progress progress(static_cast<int64_t>(jobs.size()), !options.quiet);
   for (const std::string& e : input_errors) progress.print_error(e);
   std::atomic<bool> stop{false};
@@ -90,6 +89,11 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
   });
   progress.finish(options.quiet, options.noun, options.summary_suffix);
   return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
+}
+
+void install_interrupt_cleanup() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
 }
 
 void create_output_folder(const fs::path& output) {

@@ -44,6 +44,10 @@ struct BatchOptions {
 int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
               const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process);
 
+// Installs the SIGINT/SIGTERM handlers run_batch uses: delete the temporary files of write_file_atomic
+// calls in progress, then die of the signal. For commands that write many outputs without run_batch.
+void install_interrupt_cleanup();
+
 // Creates the folder that will hold `output`. Throws loom::Error(kIo) naming the folder when it cannot.
 void create_output_folder(const std::filesystem::path& output);
 

@@ -16,6 +16,8 @@ std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_convert_command(CLI::App& app);
 // Adds `audio` to `app`; the returned function runs it after parsing.
 std::function<int()> add_audio_command(CLI::App& app);
+// Adds `frames` to `app`; the returned function runs it after parsing.
+std::function<int()> add_frames_command(CLI::App& app);
 // Adds `bench` to `app`; the returned function runs it after parsing (0, or 1 when the op failed).
 std::function<int()> add_bench_command(CLI::App& app);
 

@@ -21,6 +21,7 @@
 #include "loom/transforms/random.h"
 #include "loom/transforms/resize.h"
 #include "loom/vision/image.h"
+#include "resize_arg.h"
 #include "size_arg.h"
 
 namespace loom::cli {
@@ -49,33 +50,6 @@ struct ConvertArgs {
   bool fail_fast = false;
   bool quiet = false;
 };
-
-// A resize request: exact size, or the shorter side with the aspect ratio kept.
-struct ResizeSpec {
-  int64_t width = 0, height = 0;  // exact when both are set
-  int64_t shorter = 0;            // else this
-};
-
-std::optional<ResizeSpec> parse_resize(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  ResizeSpec spec;
-  const auto x = text.find('x');
-  try {
-    size_t used = 0;
-    if (x == std::string::npos) {
-      spec.shorter = std::stoll(text, &used);
-      if (used != text.size() || spec.shorter <= 0) throw std::invalid_argument(text);
-    } else {
-      spec.width = std::stoll(text.substr(0, x), &used);
-      if (used != x) throw std::invalid_argument(text);
-      spec.height = std::stoll(text.substr(x + 1), &used);
-      if (used != text.size() - x - 1 || spec.width <= 0 || spec.height <= 0) throw std::invalid_argument(text);
-    }
-  } catch (const std::logic_error&) {
-    throw CLI::ValidationError("--resize", fmt::format("'{}' is not WxH or N (positive integers)", text));
-  }
-  return spec;
-}
 
 // A crop request: a region at an offset (--crop), or a centred one (--center-crop).
 struct CropSpec {

@@ -14,7 +14,7 @@
 #include "loom/codec/media_probe.h"
 #include "loom/codec/sniff.h"
 #include "loom/loader/file_list.h"
-#include "loom/video/metadata.h"
+#include "loom/video/decoder.h"
 #include "loom/vision/image.h"
 
 namespace loom::cli {
@@ -53,34 +53,57 @@ ordered_json describe_audio(const std::filesystem::path& path) {
   return j;
 }
 
-ordered_json describe_video(const std::filesystem::path& path, Format format) {
-  const video::VideoMetadata m = video::read_metadata(path);
+// The decoder's metadata of the best video stream. With `scan` (the default) the packets are read once
+// (not decoded) for the exact frame count, begin/end and keyframes; without it only headers are read.
+ordered_json describe_video(const std::filesystem::path& path, Format format, bool scan) {
+  video::DecoderOptions options;
+  options.seek_mode = scan ? video::SeekMode::kExact : video::SeekMode::kApproximate;
+  const video::VideoDecoder decoder = video::VideoDecoder::open(path, options);
+  const video::StreamMetadata& m = decoder.metadata();
   ordered_json j;
   j["kind"] = "video";
   j["format"] = format_name(format);
+  j["container"] = m.container;
+  j["stream_index"] = m.stream_index;
   j["codec"] = m.codec;
   j["width"] = m.width;
   j["height"] = m.height;
   j["pixel_format"] = m.pixel_format;
+  j["color_space"] = m.color_space;
+  j["color_range"] = m.color_range;
+  j["color_primaries"] = m.color_primaries;
+  j["rotation"] = m.rotation;
   j["fps"] = m.average_fps;
-  j["num_frames"] = m.num_frames_from_header;
+  j["num_frames"] = m.num_frames_from_content.value_or(m.num_frames_from_header);
+  j["num_frames_from_header"] = m.num_frames_from_header;
+  j["num_frames_from_content"] =
+      m.num_frames_from_content ? ordered_json(*m.num_frames_from_content) : ordered_json(nullptr);
   j["duration"] = m.duration_seconds;
-  j["audio_streams"] = m.num_audio_streams;
+  j["begin"] = m.begin_stream_seconds;
+  j["end"] = m.end_stream_seconds;
+  j["num_keyframes"] = scan ? ordered_json(m.key_frame_indices.size()) : ordered_json(nullptr);
+  j["audio_streams"] = m.audio_streams.size();
+  ordered_json audio = ordered_json::array();
+  for (const video::AudioStreamMetadata& a : m.audio_streams) {
+    audio.push_back(ordered_json{{"stream_index", a.stream_index}, {"codec", a.codec}, {"sample_rate", a.sample_rate},
+                                 {"channels", a.channels}, {"duration", a.duration_seconds}});
+  }
+  j["audio"] = std::move(audio);
   return j;
 }
 
-ordered_json describe(const std::filesystem::path& path) {
+ordered_json describe(const std::filesystem::path& path, bool scan) {
   const ByteSource src = ByteSource::from_file(path);
   if (src.size() == 0) throw Error(ErrorCode::kInvalidInput, path.string(), "empty file");
   const Format format = sniff_format(src.bytes());
   switch (media_kind(format)) {
     case MediaKind::kImage: return describe_image(src, format);
     case MediaKind::kAudio: return describe_audio(path);
-    case MediaKind::kVideo: return describe_video(path, format);
+    case MediaKind::kVideo: return describe_video(path, format, scan);
     case MediaKind::kContainer: {
       // mp4, mkv, ogg, ts: video when a real video track is present, else audio.
       const ContainerInfo c = probe_container(path);
-      return c.first("video") ? describe_video(path, format) : describe_audio(path);
+      return c.first("video") ? describe_video(path, format, scan) : describe_audio(path);
     }
     case MediaKind::kUnknown: break;
   }
@@ -91,9 +114,12 @@ ordered_json describe(const std::filesystem::path& path) {
 
 std::function<int()> add_info_command(CLI::App& app) {
   auto paths = std::make_shared<std::vector<std::string>>();
+  auto no_scan = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("info", "Print one JSON object per line for each file (folders: every file below)");
   cmd->add_option("FILE", *paths, "Files or folders")->required();
-  return [paths] {
+  cmd->add_flag("--no-scan", *no_scan,
+                "Videos: read headers only (no packet scan): num_frames from the header, no keyframe count");
+  return [paths, no_scan] {
     int status = 0;
     for (const std::string& input : *paths) {
       std::vector<loader::FileEntry> files;
@@ -107,7 +133,7 @@ std::function<int()> add_info_command(CLI::App& app) {
       for (const loader::FileEntry& f : files) {
         ordered_json line{{"path", f.path.string()}};
         try {
-          line.update(describe(f.path));
+          line.update(describe(f.path, !*no_scan));
         } catch (const Error& e) {
           line["error"] = e.message();
           status = 1;

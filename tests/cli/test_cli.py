@@ -48,7 +48,7 @@ def test_version_and_help(run_loom):
     version = run_loom("--version")
     assert version.returncode == 0 and version.stdout.startswith("loom ")
     assert "SIMD targets:" in version.stdout
-    for args in (["--help"], ["info", "--help"], ["convert", "--help"]):
+    for args in (["--help"], ["info", "--help"], ["convert", "--help"], ["frames", "--help"]):
         result = run_loom(*args)
         assert result.returncode == 0, args
         assert "Usage" in result.stdout or "usage" in result.stdout.lower()
@@ -89,7 +89,8 @@ def test_info_audio_and_video_match_ffprobe(run_loom, media):
         probe = ffprobe(path)
         kind = line["kind"]
         stream = next(s for s in probe["streams"] if s["codec_type"] == kind
-                      and not s.get("disposition", {}).get("attached_pic"))
+                      and not s.get("disposition", {}).get("attached_pic")
+                      and s["index"] == line.get("stream_index", s["index"]))
         assert line["codec"] == stream["codec_name"], path
         duration = float(stream.get("duration", probe["format"]["duration"]))
         assert abs(line["duration"] - duration) < 1e-3, path
@@ -898,3 +899,229 @@ def test_info_on_every_audio_file_matches_ffprobe_and_soundfile(run_loom, media)
         width = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "ULAW": 8, "ALAW": 8}
         if sfi.subtype in width:
             assert line["bits_per_sample"] == width[sfi.subtype], path
+
+
+# ---- frames (video) ----
+
+import av  # noqa: E402
+
+# h264 with B-frames in its 4th stream (FFmpeg's best), HEVC with B-frames, and H.263 in 3GP with a
+# variable frame rate (r_frame_rate 30000/1001, average 14.1) starting at 0.128 s.
+FRAME_VIDEOS = ["nasa_13013.mp4", "h265_video.mp4", "exo_video_desks.3gp"]
+
+
+def video_info(run_loom, path):
+    result, lines = info_lines(run_loom, path)
+    assert result.returncode == 0, result.stdout
+    return lines[0]
+
+
+def ffmpeg_frame(path, stream, index, size=None):
+    """Frame `index` (presentation order) as ffmpeg's rgb24, with the decoder's swscale flags (bilinear)."""
+    vf = "select=eq(n\\,%d)" % index
+    if size:
+        vf += ",scale=%d:%d:flags=bilinear" % size
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-noautorotate", "-i", str(path), "-map", "0:%d" % stream,
+                          "-vf", vf, "-vsync", "0", "-frames:v", "1", "-sws_flags", "bilinear", "-pix_fmt", "rgb24",
+                          "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
+    return np.frombuffer(raw, dtype=np.uint8)
+
+
+def pyav_pts(path, stream):
+    """Presentation times of every frame of the stream, sorted (frame index = position)."""
+    with av.open(str(path), metadata_errors="ignore") as container:
+        s = container.streams[stream]
+        return sorted(float(f.pts * s.time_base) for f in container.decode(s))
+
+
+def written(folder):
+    return sorted(p.name for p in Path(folder).iterdir()) if Path(folder).exists() else []
+
+
+def names(indices, ext="png"):
+    return sorted("frame_%06d.%s" % (i, ext) for i in set(indices))
+
+
+@pytest.mark.parametrize("name", FRAME_VIDEOS)
+def test_frames_indices_equal_ffmpeg_rgb24(run_loom, media, tmp_path, name):
+    path = media / "video" / name
+    info = video_info(run_loom, path)
+    n = info["num_frames"]
+    asked = [n - 1, 3, 0, 3, -2]
+    result = run_loom("frames", path, "-o", tmp_path, "--indices=" + ",".join(map(str, asked)))
+    assert result.returncode == 0, result.stderr
+    expected = sorted({i % n for i in asked})
+    assert written(tmp_path) == names(expected)
+    assert re.search(r"^%d ok, 0 failed" % len(expected), result.stderr, re.M), result.stderr
+    for i in expected:
+        with Image.open(tmp_path / ("frame_%06d.png" % i)) as im:
+            got = np.asarray(im.convert("RGB"))
+        assert got.shape == (info["height"], info["width"], 3)
+        ref = ffmpeg_frame(path, info["stream_index"], i).reshape(got.shape)
+        assert np.abs(got.astype(int) - ref).max() <= 2, (name, i)
+
+
+@pytest.mark.parametrize("name", FRAME_VIDEOS)
+def test_frames_times_pick_the_frame_pyav_says_is_played(run_loom, media, tmp_path, name):
+    path = media / "video" / name
+    info = video_info(run_loom, path)
+    pts = pyav_pts(path, info["stream_index"])
+    assert len(pts) == info["num_frames"]
+    begin, end = info["begin"], info["end"]
+    assert abs(begin - pts[0]) < 1e-6
+    times = [begin, begin + (end - begin) * 0.37, (pts[1] + pts[2]) / 2, pts[5], end - 1e-3]
+    result = run_loom("frames", path, "-o", tmp_path, "--times", ",".join("%.6f" % t for t in times))
+    assert result.returncode == 0, result.stderr
+    expected = [max(i for i, p in enumerate(pts) if p <= round(t, 6)) for t in times]
+    assert written(tmp_path) == names(expected)
+    # The same frames as asked by index.
+    by_index = tmp_path / "by_index"
+    assert run_loom("frames", path, "-o", by_index, "--indices", ",".join(map(str, expected))).returncode == 0
+    for f in written(by_index):
+        assert (tmp_path / f).read_bytes() == (by_index / f).read_bytes(), f
+
+
+def test_frames_every_range_num_and_all(run_loom, media, tmp_path):
+    path = media / "video" / "exo_video_desks.3gp"
+    info = video_info(run_loom, path)
+    n = info["num_frames"]
+    pts = pyav_pts(path, info["stream_index"])
+    # --every S: the frames played at begin, begin + S, ...
+    result = run_loom("frames", path, "-o", tmp_path / "every", "--every", "0.5", "--format", "jpg")
+    assert result.returncode == 0, result.stderr
+    times = [info["begin"] + 0.5 * k for k in range(int((info["end"] - info["begin"]) / 0.5) + 1)
+             if info["begin"] + 0.5 * k < info["end"]]
+    assert written(tmp_path / "every") == names([max(i for i, p in enumerate(pts) if p <= t) for t in times], "jpg")
+    # --range: Python slice semantics, negative bounds included.
+    for spec, expected in [("5:20:4", range(5, 20, 4)), ("-10::3", range(n - 10, n, 3)), (":3", range(3)),
+                           ("60:1000", range(60, n)), ("-1000:2", range(2)), ("10:5", [])]:
+        out = tmp_path / ("range" + spec.replace(":", "_"))
+        result = run_loom("frames", path, "-o", out, "--range", spec)
+        assert result.returncode == 0, (spec, result.stderr)
+        assert written(out) == names(expected), spec
+    # --num N: linspace(0, n - 1, N) truncated, as TorchCodec's regular sampling.
+    for num in (1, 7, n, n + 5):
+        out = tmp_path / ("num%d" % num)
+        assert run_loom("frames", path, "-o", out, "--num", num).returncode == 0
+        expected = np.linspace(0, n - 1, num).astype(int) if num > 1 else [0]
+        assert written(out) == names(expected.tolist() if num > 1 else expected), num
+    # No selector: every frame.
+    result = run_loom("frames", path, "-o", tmp_path / "all", "-j", "2")
+    assert result.returncode == 0
+    assert written(tmp_path / "all") == names(range(n))
+
+
+def test_frames_null_format_writes_nothing(run_loom, media, tmp_path):
+    path = media / "video" / "h265_video.mp4"
+    result = run_loom("frames", path, "--format", "null", "--range", "0:8")
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"^8 ok, 0 failed", result.stderr, re.M)
+    result = run_loom("frames", path, "-o", tmp_path / "out", "--format", "null")
+    assert result.returncode == 0
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spec,size", [("100x60", (100, 60)), ("90", None)])
+def test_frames_resize_in_the_colour_conversion(run_loom, media, tmp_path, spec, size):
+    path = media / "video" / "nasa_13013.mp4"
+    info = video_info(run_loom, path)
+    if size is None:  # shorter side 90, aspect kept: 480x270 -> 160x90
+        size = (round(90 * info["width"] / info["height"]), 90)
+    result = run_loom("frames", path, "-o", tmp_path, "--indices", "0,100", "--resize", spec)
+    assert result.returncode == 0, result.stderr
+    for i in (0, 100):
+        with Image.open(tmp_path / ("frame_%06d.png" % i)) as im:
+            assert im.size == size
+            got = np.asarray(im.convert("RGB"))
+        ref = ffmpeg_frame(path, info["stream_index"], i, size).reshape(got.shape)
+        assert np.abs(got.astype(int) - ref).max() <= 2
+
+
+def test_frames_bad_arguments(run_loom, media, tmp_path):
+    path = media / "video" / "h265_video.mp4"
+    out = tmp_path / "out"
+    for bad in (["--indices", "1", "--num", "3"], ["--times", "0.1", "--every", "1"], ["--indices", "1,,2"],
+                ["--indices", "1,x"], ["--indices", "1.5"], ["--times", "0.1,nan"], ["--times", ""],
+                ["--range", "1:2:0"], ["--range", "1:2:-1"], ["--range", "5"], ["--range", "a:3"],
+                ["--range", "1:2:3:4"], ["--every", "0"], ["--every", "-1"], ["--num", "0"], ["--num", "2.5"],
+                ["--resize", "12y4"], ["--format", "gif"], ["--seek", "fast"]):
+        result = run_loom("frames", path, "-o", out, *bad)
+        assert result.returncode == 2, (bad, result.stderr)
+    assert run_loom("frames", path).returncode == 2  # no -o without --format null
+    assert not out.exists()
+    # Out of range for this file: a clear error, exit 1, nothing written.
+    for bad in (["--indices", "3,10"], ["--indices=-11"], ["--times", "1.0"], ["--times=-0.5"]):
+        result = run_loom("frames", path, "-o", out, *bad)
+        assert result.returncode == 1, bad
+        assert "out of range" in result.stderr or "outside the video" in result.stderr, result.stderr
+        assert written(out) == []
+    missing = run_loom("frames", tmp_path / "missing.mp4", "-o", out)
+    assert missing.returncode == 1 and "missing.mp4" in missing.stderr
+
+
+def test_frames_refuse_to_overwrite_unless_asked(run_loom, media, tmp_path):
+    path = media / "video" / "h265_video.mp4"
+    assert run_loom("frames", path, "-o", tmp_path, "--range", "0:4").returncode == 0
+    before = (tmp_path / "frame_000002.png").read_bytes()
+    (tmp_path / "frame_000002.png").write_bytes(b"mine")
+    result = run_loom("frames", path, "-o", tmp_path, "--range", "0:4")
+    assert result.returncode == 1 and "--overwrite" in result.stderr
+    assert (tmp_path / "frame_000002.png").read_bytes() == b"mine"
+    assert run_loom("frames", path, "-o", tmp_path, "--range", "0:4", "--overwrite").returncode == 0
+    assert (tmp_path / "frame_000002.png").read_bytes() == before
+
+
+def test_frames_of_a_truncated_video(run_loom, media, tmp_path):
+    data = (media / "video" / "moviepy_transparent.webm").read_bytes()
+    cut = tmp_path / "cut.webm"
+    cut.write_bytes(data[:len(data) * 6 // 10])
+    info = video_info(run_loom, cut)
+    found = info["num_frames_from_content"]
+    assert 0 < found < 150  # the scan finds the frames before the cut
+    # Approximate mode believes the header (150 frames): frames up to the cut, then an error.
+    out = tmp_path / "approx"
+    result = run_loom("frames", cut, "-o", out, "--seek", "approximate")
+    assert result.returncode == 1
+    assert "truncated" in result.stderr and "(frame %d)" % found in result.stderr, result.stderr
+    assert written(out) == names(range(found))
+    # Exact mode: the scan sees the cut; a frame past it is out of range before anything is written.
+    result = run_loom("frames", cut, "-o", tmp_path / "exact", "--indices", "0,%d" % found)
+    assert result.returncode == 1 and "out of range" in result.stderr
+    assert written(tmp_path / "exact") == []
+    result = run_loom("frames", cut, "-o", tmp_path / "exact")
+    assert result.returncode == 0 and written(tmp_path / "exact") == names(range(found))
+
+
+def test_info_on_every_video_has_the_decoder_metadata(run_loom, media):
+    files = sorted(p for p in (media / "video").iterdir() if p.is_file())
+    result, lines = info_lines(run_loom, *files)
+    assert result.returncode == 0, result.stdout
+    for path, line in zip(files, lines):
+        assert line["kind"] == "video", path
+        for key in ("codec", "width", "height", "pixel_format", "color_space", "color_range", "color_primaries",
+                    "rotation", "fps", "num_frames", "num_frames_from_header", "num_frames_from_content", "duration",
+                    "begin", "end", "num_keyframes", "audio_streams", "audio", "stream_index"):
+            assert key in line, (path, key)
+        probe = json.loads(subprocess.run(
+            ["ffprobe", "-v", "error", "-count_frames", "-select_streams", str(line["stream_index"]),
+             "-show_streams", "-of", "json", str(path)], capture_output=True, text=True, check=True).stdout)
+        stream = probe["streams"][0]
+        assert line["codec"] == stream["codec_name"], path
+        assert line["num_frames"] == line["num_frames_from_content"] == int(stream["nb_read_frames"]), path
+        assert line["num_frames_from_header"] == int(stream.get("nb_frames", 0)), path
+        assert 1 <= line["num_keyframes"] <= line["num_frames"]
+        assert line["begin"] < line["end"]
+        assert line["audio_streams"] == len(line["audio"])
+        for a in line["audio"]:
+            s = next(s for s in ffprobe(path)["streams"] if s["index"] == a["stream_index"])
+            assert s["codec_type"] == "audio" and a["codec"] == s["codec_name"]
+            assert (a["sample_rate"], a["channels"]) == (int(s["sample_rate"]), s["channels"])
+        if line["color_range"] != "unknown":
+            assert line["color_range"] == stream.get("color_range"), path
+    rotated = next(line for line in lines if line["path"].endswith("decord_video_90.mov"))
+    assert rotated["rotation"] == -90
+    # --no-scan: headers only (WebM declares no frame count).
+    result, fast = info_lines(run_loom, "--no-scan", media / "video" / "exo_bear-vp9.webm")
+    assert result.returncode == 0
+    assert fast[0]["num_frames"] == fast[0]["num_frames_from_header"] == 0
+    assert fast[0]["num_frames_from_content"] is None and fast[0]["num_keyframes"] is None

@@ -1,0 +1,44 @@
+// The --resize argument shared by `loom convert` and `loom frames`: "WxH" (exact size) or "N" (the
+// shorter side, aspect ratio kept, as torchvision's Resize(N)). Thread safety: pure functions.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace loom::cli {
+
+// A resize request: exact size, or the shorter side with the aspect ratio kept.
+struct ResizeSpec {
+  int64_t width = 0, height = 0;  // exact when both are set
+  int64_t shorter = 0;            // else this
+};
+
+// nullopt for an empty text; throws CLI::ValidationError("--resize") for anything but WxH or N with
+// positive integers.
+inline std::optional<ResizeSpec> parse_resize(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  ResizeSpec spec;
+  const auto x = text.find('x');
+  try {
+    size_t used = 0;
+    if (x == std::string::npos) {
+      spec.shorter = std::stoll(text, &used);
+      if (used != text.size() || spec.shorter <= 0) throw std::invalid_argument(text);
+    } else {
+      spec.width = std::stoll(text.substr(0, x), &used);
+      if (used != x) throw std::invalid_argument(text);
+      spec.height = std::stoll(text.substr(x + 1), &used);
+      if (used != text.size() - x - 1 || spec.width <= 0 || spec.height <= 0) throw std::invalid_argument(text);
+    }
+  } catch (const std::logic_error&) {
+    throw CLI::ValidationError("--resize", fmt::format("'{}' is not WxH or N (positive integers)", text));
+  }
+  return spec;
+}
+
+}  // namespace loom::cli
