@@ -1,14 +1,28 @@
-// audio::save through libsndfile (virtual I/O into memory), then loom::write_file_atomic.
+// audio::save: WAV, FLAC, AIFF and Ogg/Vorbis through libsndfile (virtual I/O into memory); MP3, Opus and
+// AAC (M4A, ADTS) through FFmpeg (FfmpegAudioEncoder, muxed into memory through a custom AVIOContext);
+// then loom::write_file_atomic.
 #include "loom/audio/save.h"
 
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/log.h>
+#include <libavutil/mem.h>
+}
 #include <sndfile.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
+#include <cmath>
 #include <cstring>
+#include <mutex>
 #include <vector>
+
+#include "ffmpeg_audio_encoder.h"
+#include "ffmpeg_handles.h"
 
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
@@ -70,10 +84,14 @@ std::string format_of(const std::filesystem::path& path, const SaveOptions& o, c
     else if (ext == ".ogg" || ext == ".oga") f = "ogg";
     else if (ext == ".opus") f = "opus";
     else if (ext == ".mp3") f = "mp3";
+    else if (ext == ".m4a") f = "m4a";
+    else if (ext == ".aac") f = "adts";
     else throw Error(ErrorCode::kInvalidInput, name, fmt::format("no audio format for the extension \"{}\"; set SaveOptions::format", ext));
   }
   if (f == "vorbis") f = "ogg";
-  if (f != "wav" && f != "flac" && f != "aiff" && f != "ogg" && f != "opus" && f != "mp3") {
+  if (f == "aac") f = "adts";
+  if (f != "wav" && f != "flac" && f != "aiff" && f != "ogg" && f != "opus" && f != "mp3" && f != "m4a" &&
+      f != "adts") {
     throw Error(ErrorCode::kInvalidInput, name, fmt::format("unknown audio format \"{}\"", o.format));
   }
   return f;
@@ -81,15 +99,7 @@ std::string format_of(const std::filesystem::path& path, const SaveOptions& o, c
 
 // The libsndfile format word for format + encoding + bits.
 int sf_format_of(const std::string& format, const SaveOptions& o, DType dtype, const std::string& name) {
-  const bool lossy = format == "ogg" || format == "opus" || format == "mp3";
-  if (lossy) {
-    if (!o.encoding.empty() || o.bits_per_sample != 0) {
-      throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} takes no encoding or bits_per_sample", format));
-    }
-    if (format == "ogg") return SF_FORMAT_OGG | SF_FORMAT_VORBIS;
-    if (format == "opus") return SF_FORMAT_OGG | SF_FORMAT_OPUS;
-    return SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
-  }
+  if (format == "ogg") return SF_FORMAT_OGG | SF_FORMAT_VORBIS;
   const int major = format == "wav" ? SF_FORMAT_WAV : format == "flac" ? SF_FORMAT_FLAC : SF_FORMAT_AIFF;
   std::string enc = o.encoding;
   int bits = o.bits_per_sample;
@@ -145,6 +155,178 @@ std::vector<double> integer_to_unit(const Tensor& t) {
   return out;
 }
 
+// ---- FFmpeg: MP3, Opus, AAC ----
+
+struct FfmpegFormat {
+  const char* muxer;
+  const char* encoder;
+};
+
+FfmpegFormat ffmpeg_format(const std::string& format) {
+  if (format == "mp3") return {"mp3", "libmp3lame"};
+  if (format == "opus") return {"ogg", "libopus"};
+  if (format == "m4a") return {"ipod", "aac"};
+  return {"adts", "aac"};
+}
+
+bool is_ffmpeg_format(const std::string& format) {
+  return format == "mp3" || format == "opus" || format == "m4a" || format == "adts";
+}
+
+// The bytes a muxer writes, with seeking (the MP4 muxer goes back to fill in sizes, the MP3 muxer its
+// Xing header).
+struct MemoryOutput {
+  std::vector<uint8_t> bytes;
+  size_t pos = 0;
+};
+
+int memory_write(void* opaque, uint8_t* buf, int size) {
+  auto* m = static_cast<MemoryOutput*>(opaque);
+  if (size <= 0) return 0;
+  const size_t end = m->pos + static_cast<size_t>(size);
+  if (end > m->bytes.size()) m->bytes.resize(end);
+  std::memcpy(m->bytes.data() + m->pos, buf, static_cast<size_t>(size));
+  m->pos = end;
+  return size;
+}
+
+int64_t memory_seek(void* opaque, int64_t offset, int whence) {
+  auto* m = static_cast<MemoryOutput*>(opaque);
+  whence &= ~AVSEEK_FORCE;
+  if (whence == AVSEEK_SIZE) return static_cast<int64_t>(m->bytes.size());
+  int64_t target = offset;
+  if (whence == SEEK_CUR) target += static_cast<int64_t>(m->pos);
+  else if (whence == SEEK_END) target += static_cast<int64_t>(m->bytes.size());
+  else if (whence != SEEK_SET) return AVERROR(EINVAL);
+  if (target < 0) return AVERROR(EINVAL);
+  m->pos = static_cast<size_t>(target);
+  return target;
+}
+
+struct AvioDeleter {
+  void operator()(AVIOContext* io) const {
+    av_freep(&io->buffer);
+    avio_context_free(&io);
+  }
+};
+struct OutputContextDeleter {
+  void operator()(AVFormatContext* c) const { avformat_free_context(c); }
+};
+
+// Validates bit_rate and compression for `format` and turns them into encoder settings.
+void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const AVCodec* codec, int channels,
+                          int sample_rate, detail::AudioEncoderSettings& s, const std::string& name) {
+  if (o.bit_rate) {
+    const int64_t b = *o.bit_rate;
+    int64_t lo = 8000, hi = 320000;  // MP3 (LAME's 8 .. 320 kb/s)
+    if (format == "opus") lo = 500, hi = 256000LL * channels;  // libopus, as FFmpeg checks it
+    // AAC: at most 6144 bits per channel in a 1024-sample frame.
+    if (format == "m4a" || format == "adts") hi = 6LL * detail::encoder_rate(codec, sample_rate) * channels;
+    if (b < lo || b > hi) {
+      throw Error(ErrorCode::kInvalidInput, name,
+                  fmt::format("bit rate {} b/s is out of range for {} ({} to {} b/s here)", b, format, lo, hi));
+    }
+    s.bit_rate = b;
+    // libopus' unconstrained VBR spends far more than the target on tonal audio (a sine at 48 kb/s
+    // comes out near 70 kb/s); constrained VBR keeps the average at the target.
+    if (format == "opus") s.codec_options["vbr"] = "constrained";
+  }
+  if (o.compression) {
+    const double c = *o.compression;
+    if (format == "mp3" && c >= 0 && c <= 9) {
+      if (o.bit_rate) {
+        throw Error(ErrorCode::kInvalidInput, name, "mp3 takes a bit_rate (CBR) or a compression (VBR quality), not both");
+      }
+      s.vbr_quality = c;
+    } else if (format == "opus" && c >= 0 && c <= 10 && c == std::floor(c)) {
+      s.compression_level = static_cast<int>(c);
+    } else {
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("compression {} is out of range for {}", c, format));
+    }
+  }
+}
+
+// float32 planar [C, N] copy of `frames_first` ([N, C], any supported dtype), integers scaled to [-1, 1).
+Tensor planar_float(const Tensor& frames_first) {
+  const int64_t n = frames_first.size(0), c = frames_first.size(1);
+  Tensor out = Tensor::empty({c, n}, DType::kFloat32);
+  float* dst = out.data<float>();
+  auto put = [&](auto&& value_at) {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t ch = 0; ch < c; ++ch) dst[ch * n + i] = static_cast<float>(value_at(i * c + ch));
+  };
+  switch (frames_first.dtype()) {
+    case DType::kFloat32: { const float* p = frames_first.data<float>(); put([p](int64_t k) { return p[k]; }); break; }
+    case DType::kFloat64: { const double* p = frames_first.data<double>(); put([p](int64_t k) { return p[k]; }); break; }
+    default: {
+      const std::vector<double> unit = integer_to_unit(frames_first);
+      put([&unit](int64_t k) { return unit[static_cast<size_t>(k)]; });
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& frames_first, int sample_rate,
+                                   const SaveOptions& o, const std::string& name) {
+  if (!o.encoding.empty() || o.bits_per_sample != 0) {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} takes no encoding or bits_per_sample", format));
+  }
+  const int channels = static_cast<int>(frames_first.size(1));
+  if (channels > 64) throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} channels ({} takes 1 to 64)", channels, format));
+  if (sample_rate > 6'000'000) throw Error(ErrorCode::kInvalidInput, name, fmt::format("sample rate {} Hz", sample_rate));
+  const FfmpegFormat f = ffmpeg_format(format);
+  const AVCodec* codec = avcodec_find_encoder_by_name(f.encoder);
+  if (codec == nullptr) throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} encoder in this FFmpeg", f.encoder));
+  const AVOutputFormat* ofmt = av_guess_format(f.muxer, nullptr, nullptr);
+  if (ofmt == nullptr) throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} muxer in this FFmpeg", f.muxer));
+  detail::AudioEncoderSettings settings;
+  settings.sample_rate = sample_rate;
+  settings.channels = channels;
+  settings.global_header = (ofmt->flags & AVFMT_GLOBALHEADER) != 0;
+  ffmpeg_rate_settings(format, o, codec, channels, sample_rate, settings, name);
+
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
+  AVFormatContext* raw = nullptr;
+  if (const int r = avformat_alloc_output_context2(&raw, ofmt, nullptr, nullptr); r < 0) {
+    ffmpeg::throw_error(r, name, "cannot create the muxer");
+  }
+  std::unique_ptr<AVFormatContext, OutputContextDeleter> mux(raw);
+  mux->flags |= AVFMT_FLAG_BITEXACT;  // no random serial numbers or version strings: same input, same bytes
+  detail::FfmpegAudioEncoder encoder(name, codec, settings);
+  AVStream* stream = encoder.add_stream(mux.get());
+
+  MemoryOutput out;
+  constexpr int kBufferSize = 64 * 1024;
+  auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferSize));
+  if (buffer == nullptr) throw std::bad_alloc();
+  AVIOContext* io = avio_alloc_context(buffer, kBufferSize, 1, &out, nullptr, memory_write, memory_seek);
+  if (io == nullptr) {
+    av_free(buffer);
+    throw std::bad_alloc();
+  }
+  std::unique_ptr<AVIOContext, AvioDeleter> io_owner(io);
+  mux->pb = io;
+  mux->flags |= AVFMT_FLAG_CUSTOM_IO;
+  if (const int r = avformat_write_header(mux.get(), nullptr); r < 0) ffmpeg::throw_error(r, name, "cannot write the header");
+  const AVRational codec_tb = encoder.context()->time_base;
+  const auto sink = [&](AVPacket* p) {
+    av_packet_rescale_ts(p, codec_tb, stream->time_base);
+    p->stream_index = stream->index;
+    if (const int r = av_interleaved_write_frame(mux.get(), p); r < 0) ffmpeg::throw_error(r, name, "cannot write a packet");
+  };
+  const Tensor planar = planar_float(frames_first);
+  std::vector<const float*> planes(static_cast<size_t>(channels));
+  for (int c = 0; c < channels; ++c) planes[static_cast<size_t>(c)] = planar.data<float>() + c * planar.size(1);
+  encoder.feed(planes.data(), planar.size(1), sink);
+  encoder.finish(sink);
+  if (const int r = av_write_trailer(mux.get()); r < 0) ffmpeg::throw_error(r, name, "cannot write the trailer");
+  avio_flush(io);
+  if (io->error < 0) ffmpeg::throw_error(io->error, name, "cannot write");
+  return std::move(out.bytes);
+}
+
 }  // namespace
 
 void save(const std::filesystem::path& path, const Tensor& samples, int sample_rate, const SaveOptions& o) {
@@ -169,6 +351,14 @@ void save(const std::filesystem::path& path, const Tensor& samples, int sample_r
   if (sample_rate <= 0) throw Error(ErrorCode::kInvalidInput, name, fmt::format("sample rate {} Hz", sample_rate));
 
   const std::string format = format_of(path, o, name);
+  if (is_ffmpeg_format(format)) {
+    write_file_atomic(path, encode_ffmpeg(format, frames_first, sample_rate, o, name), o.overwrite);
+    return;
+  }
+  if (o.bit_rate) {
+    throw Error(ErrorCode::kInvalidInput, name,
+                fmt::format("{} takes no bit_rate{}", format, format == "ogg" ? " (set the Vorbis quality with compression)" : ""));
+  }
   SF_INFO info{};
   info.samplerate = sample_rate;
   info.channels = static_cast<int>(channels);
@@ -182,7 +372,6 @@ void save(const std::filesystem::path& path, const Tensor& samples, int sample_r
     const double c = *o.compression;
     if (format == "flac" && c >= 0 && c <= 8) level = c / 8.0;
     else if (format == "ogg" && c >= 0 && c <= 10) level = 1.0 - c / 10.0;
-    else if ((format == "opus" || format == "mp3") && c >= 0 && c <= 1) level = c;
     else throw Error(ErrorCode::kInvalidInput, name, fmt::format("compression {} is out of range for {}", c, format));
   }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -159,6 +160,120 @@ TEST(AudioSaveTest, LossyFormatsAreReadableEverywhere) {
   }
 }
 
+// The largest normalised cross-correlation of `a` and `b` (1-D float32) over lags -max_lag .. max_lag.
+double best_correlation(const float* a, int64_t na, const float* b, int64_t nb, int64_t max_lag) {
+  double best = -1;
+  for (int64_t lag = -max_lag; lag <= max_lag; ++lag) {
+    double ab = 0, aa = 0, bb = 0;
+    for (int64_t i = 0; i < na; ++i) {
+      const int64_t j = i + lag;
+      if (j < 0 || j >= nb) continue;
+      ab += static_cast<double>(a[i]) * b[j];
+      aa += static_cast<double>(a[i]) * a[i];
+      bb += static_cast<double>(b[j]) * b[j];
+    }
+    if (aa > 0 && bb > 0) best = std::max(best, ab / std::sqrt(aa * bb));
+  }
+  return best;
+}
+
+// Each decoded channel [C, N] float32 correlates with the same input channel (a different tone each).
+void expect_same_tones(const Tensor& decoded, const Tensor& input, const std::string& what) {
+  ASSERT_EQ(decoded.size(0), input.size(0)) << what;
+  for (int64_t c = 0; c < input.size(0); ++c) {
+    const Tensor d = decoded.select(0, c).contiguous();
+    const Tensor x = input.select(0, c).contiguous();
+    // The middle second of the input against the decoded signal around it (codec delay: a few frames).
+    const int64_t start = 24000, n = 48000;
+    if (d.numel() < start + n) {
+      ADD_FAILURE() << what << ": only " << d.numel() << " samples";
+      return;
+    }
+    EXPECT_GT(best_correlation(x.data<float>() + start, n, d.data<float>() + start - 2048, n + 4096, 2048), 0.9)
+        << what << " channel " << c;
+  }
+}
+
+// MP3, Opus and AAC through FFmpeg at two bit rates each: ffprobe sees the codec, rate, channels and a
+// bit rate near the requested one; the higher rate makes the larger file; loom and PyAV decode the tones.
+TEST(AudioSaveTest, FfmpegFormatsAtTwoBitRates) {
+  loom::test::TempDir dir;
+  const Tensor x = sine(2, 3 * 48000, 48000);
+  struct Case { const char* ext; const char* codec; int64_t low, high; };
+  const Case cases[] = {{"mp3", "mp3", 96000, 192000}, {"opus", "opus", 48000, 128000}, {"m4a", "aac", 96000, 192000}};
+  for (const Case& c : cases) {
+    uintmax_t sizes[2] = {};
+    for (int k = 0; k < 2; ++k) {
+      const int64_t rate = k == 0 ? c.low : c.high;
+      const fs::path file = dir / fmt::format("{}.{}", rate, c.ext);
+      SaveOptions o;
+      o.bit_rate = rate;
+      save(file, x, 48000, o);
+      sizes[k] = fs::file_size(file);
+      const std::string what = file.filename().string();
+      const auto out = loom::test::run_python_reference(
+          "audio_save_ffmpeg.py", {}, fmt::format("{{\"file\": \"{}\", \"codec\": \"{}\"}}", file.string(), c.codec));
+      ASSERT_EQ(out.count("probe"), 1u) << what;
+      const int64_t* probe = out.at("probe").data<int64_t>();
+      EXPECT_EQ(probe[0], 1) << what << ": not " << c.codec;
+      EXPECT_EQ(probe[1], 48000) << what;
+      EXPECT_EQ(probe[2], 2) << what;
+      const int64_t measured = probe[3] > 0 ? probe[3] : probe[4];  // Ogg streams have no bit rate of their own
+      EXPECT_NEAR(static_cast<double>(measured), static_cast<double>(rate), 0.15 * rate) << what;
+      // PyAV's decode and loom's: the input's length within the codec's padding, and the same tones.
+      EXPECT_EQ(out.at("rate").data<int64_t>()[0], 48000) << what;
+      const Tensor pyav = out.at("samples");
+      EXPECT_NEAR(static_cast<double>(pyav.size(1)), static_cast<double>(x.size(1)), 2048.0) << what;
+      expect_same_tones(pyav, x, what + " (PyAV)");
+      const Audio a = load(file);
+      EXPECT_EQ(a.sample_rate, 48000) << what;
+      EXPECT_NEAR(static_cast<double>(a.samples.size(1)), static_cast<double>(x.size(1)), 2048.0) << what;
+      expect_same_tones(a.samples, x, what + " (loom)");
+    }
+    EXPECT_GT(sizes[1], sizes[0]) << c.ext;
+  }
+}
+
+// Rates the encoder does not take are resampled to one it does; raw ADTS; the encoders' defaults;
+// compression as LAME's VBR quality and Opus' complexity; integer input.
+TEST(AudioSaveTest, FfmpegFormatsResampleAndDefaults) {
+  loom::test::TempDir dir;
+  const Tensor x = sine(1, 44100, 44100);
+  save(dir / "a.opus", x, 44100);  // Opus runs at 48 kHz
+  const Audio opus = load(dir / "a.opus");
+  EXPECT_EQ(opus.sample_rate, 48000);
+  EXPECT_NEAR(static_cast<double>(opus.samples.size(1)), 48000.0, 2048.0);
+  save(dir / "a.aac", x, 44100);  // ADTS
+  const Audio adts = load(dir / "a.aac");
+  EXPECT_EQ(adts.sample_rate, 44100);
+  EXPECT_EQ(adts.samples.size(0), 1);
+  EXPECT_NEAR(static_cast<double>(adts.samples.size(1)), 44100.0, 2048.0);
+  SaveOptions adts_format;
+  adts_format.format = "adts";
+  save(dir / "raw.bin", x, 44100, adts_format);
+  EXPECT_EQ(loom::test::read_bytes(dir / "raw.bin"), loom::test::read_bytes(dir / "a.aac"));  // bit-exact muxing
+  // LAME -V 0 makes a larger file than -V 9.
+  auto mp3_size = [&](double q) {
+    SaveOptions o;
+    o.compression = q;
+    const fs::path f = dir / fmt::format("v{}.mp3", q);
+    save(f, x, 44100, o);
+    EXPECT_EQ(load(f).sample_rate, 44100);
+    return fs::file_size(f);
+  };
+  EXPECT_GT(mp3_size(0), mp3_size(9));
+  // int16 input is scaled like float input: the same file.
+  const Tensor s16 = quantize<int16_t>(x, 32768, 0);
+  Tensor back = Tensor::empty(x.shape(), DType::kFloat32);
+  for (int64_t i = 0; i < x.numel(); ++i) back.data<float>()[i] = s16.data<int16_t>()[i] / 32768.0f;
+  save(dir / "i.m4a", s16, 44100);
+  save(dir / "f.m4a", back, 44100);
+  EXPECT_EQ(loom::test::read_bytes(dir / "i.m4a"), loom::test::read_bytes(dir / "f.m4a"));
+  const Audio m4a = load(dir / "i.m4a");
+  EXPECT_EQ(m4a.sample_rate, 44100);
+  EXPECT_NEAR(static_cast<double>(m4a.samples.size(1)), 44100.0, 2048.0);
+}
+
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -177,14 +292,20 @@ TEST(AudioSaveTest, AtomicAndNoPartialFiles) {
   bad_encoding.encoding = "PCM_U";
   bad_encoding.bits_per_sample = 16;
   EXPECT_EQ(loom::test::error_code_of([&] { save(out, x, 44100, bad_encoding); }), ErrorCode::kInvalidInput);
-  SaveOptions opus;
-  opus.format = "opus";
-  EXPECT_EQ(loom::test::error_code_of([&] { save(out, x, 44100, opus); }), ErrorCode::kInvalidInput);  // rate
+  SaveOptions mp3;  // LAME holds 1 or 2 channels: the FFmpeg encoder refuses 3 when it opens
+  mp3.format = "mp3";
+  const Tensor three = sine(3, 1000, 44100);
+  EXPECT_EQ(loom::test::error_code_of([&] { save(out, three, 44100, mp3); }), ErrorCode::kInvalidInput);
+  mp3.bit_rate = 1'000'000;
+  EXPECT_EQ(loom::test::error_code_of([&] { save(out, x, 44100, mp3); }), ErrorCode::kInvalidInput);
   SaveOptions keep;
   keep.overwrite = false;
   EXPECT_EQ(loom::test::error_code_of([&] { save(out, x, 44100, keep); }), ErrorCode::kIo);
   EXPECT_EQ(loom::test::read_bytes(out), before);
-  EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "new.opus", x, 44100); }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "new.mp3", three, 44100); }), ErrorCode::kInvalidInput);
+  SaveOptions fast_aac;
+  fast_aac.bit_rate = 10'000'000;
+  EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "new.m4a", three, 44100, fast_aac); }), ErrorCode::kInvalidInput);
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"keep.wav"});
   // Overwriting replaces the file whole.
   save(out, x, 8000);
@@ -247,6 +368,25 @@ TEST(AudioSaveTest, BadArguments) {
   EXPECT_EQ(code(dir / "x.flac", x, 8000, comp), ErrorCode::kInvalidInput);
   comp.compression = 1;
   EXPECT_EQ(code(dir / "x.wav", x, 8000, comp), ErrorCode::kInvalidInput);  // WAV is not compressed
+  EXPECT_EQ(code(dir / "x.m4a", x, 8000, comp), ErrorCode::kInvalidInput);  // AAC has no compression
+  comp.compression = 10;
+  EXPECT_EQ(code(dir / "x.mp3", x, 8000, comp), ErrorCode::kInvalidInput);  // LAME -V is 0 .. 9
+  comp.compression = 2.5;
+  EXPECT_EQ(code(dir / "x.opus", x, 8000, comp), ErrorCode::kInvalidInput);  // complexity is an integer
+  comp.compression = 2;
+  comp.bit_rate = 128000;
+  EXPECT_EQ(code(dir / "x.mp3", x, 8000, comp), ErrorCode::kInvalidInput);  // CBR or VBR, not both
+  // A bit rate: not for PCM, FLAC or Vorbis; in range for the lossy codecs.
+  const std::pair<const char*, int64_t> bad_rates[] = {
+      {"x.wav", 128000}, {"x.flac", 128000}, {"x.aiff", 128000}, {"x.ogg", 128000}, {"x.mp3", 0},
+      {"x.mp3", -64000}, {"x.mp3", 4000},   {"x.mp3", 640000},  {"x.opus", 100}, {"x.opus", 600000},
+      {"x.m4a", 1000},   {"x.m4a", 10'000'000}, {"x.aac", 0},
+  };
+  for (const auto& [file, rate] : bad_rates) {
+    SaveOptions b;
+    b.bit_rate = rate;
+    EXPECT_EQ(code(dir / file, x, 8000, b), ErrorCode::kInvalidInput) << file << " " << rate;
+  }
   EXPECT_TRUE(names_in(dir.path()).empty());
 }
 

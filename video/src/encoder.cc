@@ -5,14 +5,10 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include <libavutil/audio_fifo.h>
-#include <libavutil/channel_layout.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
-#include <libavutil/samplefmt.h>
-#include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 }
 
@@ -29,6 +25,7 @@ extern "C" {
 #include <cstring>
 #include <mutex>
 
+#include "ffmpeg_audio_encoder.h"
 #include "ffmpeg_handles.h"
 #include "loom/codec/error.h"
 #include "pending_files.h"
@@ -52,12 +49,6 @@ struct OutputContextDeleter {
 struct SwsDeleter {
   void operator()(SwsContext* s) const { sws_freeContext(s); }
 };
-struct SwrDeleter {
-  void operator()(SwrContext* s) const { swr_free(&s); }
-};
-struct FifoDeleter {
-  void operator()(AVAudioFifo* f) const { av_audio_fifo_free(f); }
-};
 struct AvioDeleter {
   void operator()(AVIOContext* io) const {
     av_freep(&io->buffer);
@@ -69,8 +60,6 @@ using UniqueFrame = std::unique_ptr<AVFrame, FrameDeleter>;
 using UniquePacket = std::unique_ptr<AVPacket, PacketDeleter>;
 using UniqueOutputContext = std::unique_ptr<AVFormatContext, OutputContextDeleter>;
 using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
-using UniqueSwr = std::unique_ptr<SwrContext, SwrDeleter>;
-using UniqueFifo = std::unique_ptr<AVAudioFifo, FifoDeleter>;
 using UniqueAvio = std::unique_ptr<AVIOContext, AvioDeleter>;
 using UniqueDict = std::unique_ptr<AVDictionary, ffmpeg::DictionaryDeleter>;
 
@@ -248,15 +237,11 @@ struct VideoEncoder::Impl {
   int64_t next_pts = 0;
 
   // Audio (optional)
-  UniqueCodecContext audio;
+  std::unique_ptr<audio::detail::FfmpegAudioEncoder> audio;
   AVStream* audio_stream = nullptr;
   Tensor samples;  // contiguous float32 [C, N]
   int in_rate = 0;
   int64_t audio_pos = 0;  // input samples fed so far
-  int64_t audio_pts = 0;  // encoder samples sent so far
-  UniqueSwr swr;
-  UniqueFifo fifo;
-  UniqueFrame audio_frame;
 
   enum class State { kOpen, kClosed, kAborted } state = State::kOpen;
 
@@ -289,77 +274,36 @@ struct VideoEncoder::Impl {
       r = avcodec_receive_packet(ctx, packet.get());
       if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
       if (r < 0) ffmpeg_fail(r, fmt::format("cannot encode ({})", ctx->codec->name));
-      av_packet_rescale_ts(packet.get(), ctx->time_base, st->time_base);
-      packet->stream_index = st->index;
-      r = av_interleaved_write_frame(fmt.get(), packet.get());
-      if (r < 0) ffmpeg_fail(r, "cannot write a packet");
-      if (file->write_errno != 0) ffmpeg_fail(AVERROR(file->write_errno), "cannot write");
+      mux(packet.get(), ctx->time_base, st);
     }
   }
 
-  // Encodes whole encoder frames from the FIFO; with `flush` also the last partial one.
-  void drain_fifo(bool flush) {
-    const int frame_size = audio->frame_size > 0 ? audio->frame_size : 1024;
-    while (av_audio_fifo_size(fifo.get()) >= frame_size || (flush && av_audio_fifo_size(fifo.get()) > 0)) {
-      const int n = std::min(frame_size, av_audio_fifo_size(fifo.get()));
-      AVFrame* f = audio_frame.get();
-      av_frame_unref(f);
-      f->nb_samples = n;
-      f->format = audio->sample_fmt;
-      f->sample_rate = audio->sample_rate;
-      if (av_channel_layout_copy(&f->ch_layout, &audio->ch_layout) < 0) throw std::bad_alloc();
-      if (av_frame_get_buffer(f, 0) < 0) throw std::bad_alloc();
-      if (av_audio_fifo_read(fifo.get(), reinterpret_cast<void**>(f->data), n) != n) {
-        throw Error(ErrorCode::kInternal, input, "audio FIFO underrun");
-      }
-      f->pts = audio_pts;
-      audio_pts += n;
-      encode(audio.get(), audio_stream, f);
-    }
+  // Writes `p` (time stamps in `time_base`) to stream `st`.
+  void mux(AVPacket* p, AVRational time_base, AVStream* st) {
+    av_packet_rescale_ts(p, time_base, st->time_base);
+    p->stream_index = st->index;
+    const int r = av_interleaved_write_frame(fmt.get(), p);
+    if (r < 0) ffmpeg_fail(r, "cannot write a packet");
+    if (file->write_errno != 0) ffmpeg_fail(AVERROR(file->write_errno), "cannot write");
   }
 
-  // Converts input samples up to `until` (exclusive) and encodes the whole frames they make.
+  // The audio encoder's packets go to the audio stream.
+  audio::detail::FfmpegAudioEncoder::PacketSink audio_sink() {
+    return [this](AVPacket* p) { mux(p, audio->context()->time_base, audio_stream); };
+  }
+
+  // Encodes the input samples up to `until` (exclusive).
   void feed_audio(int64_t until) {
     if (!audio) return;
     until = std::min(until, samples.size(1));
+    if (audio_pos >= until) return;
     const int channels = static_cast<int>(samples.size(0));
     const int64_t total = samples.size(1);
     const float* base = samples.data<float>();
-    constexpr int64_t kChunk = 8192;
-    std::vector<const uint8_t*> in(static_cast<size_t>(channels));
-    while (audio_pos < until) {
-      const int n = static_cast<int>(std::min(kChunk, until - audio_pos));
-      for (int c = 0; c < channels; ++c) {
-        in[static_cast<size_t>(c)] = reinterpret_cast<const uint8_t*>(base + c * total + audio_pos);
-      }
-      convert(in.data(), n);
-      audio_pos += n;
-      drain_fifo(false);
-    }
-  }
-
-  // swr_convert of `n` input samples (in == nullptr: flush) into the FIFO.
-  void convert(const uint8_t* const* in, int n) {
-    const int cap = swr_get_out_samples(swr.get(), n) + 32;
-    uint8_t** out = nullptr;
-    int linesize = 0;
-    if (av_samples_alloc_array_and_samples(&out, &linesize, audio->ch_layout.nb_channels, cap, audio->sample_fmt, 0) <
-        0) {
-      throw std::bad_alloc();
-    }
-    struct Free {
-      uint8_t** p;
-      ~Free() {
-        av_freep(&p[0]);
-        av_freep(&p);
-      }
-    } free_out{out};
-    for (;;) {
-      const int got = swr_convert(swr.get(), out, cap, const_cast<const uint8_t**>(in), n);
-      if (got < 0) ffmpeg_fail(got, "cannot convert audio");
-      if (got > 0 && av_audio_fifo_write(fifo.get(), reinterpret_cast<void**>(out), got) != got) throw std::bad_alloc();
-      if (in != nullptr || got == 0) return;  // a flush loops until swr is empty
-    }
+    std::vector<const float*> planes(static_cast<size_t>(channels));
+    for (int c = 0; c < channels; ++c) planes[static_cast<size_t>(c)] = base + c * total + audio_pos;
+    audio->feed(planes.data(), until - audio_pos, audio_sink());
+    audio_pos = until;
   }
 
   void write_frame(const uint8_t* const planes[4], const int linesizes[4]) {
@@ -533,51 +477,12 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
     check_container_takes(input, ofmt, acodec);
     s.samples = a.samples.contiguous();
     s.in_rate = a.sample_rate;
-    s.audio.reset(check_alloc(avcodec_alloc_context3(acodec)));
-    AVCodecContext* ac = s.audio.get();
-    int rate = a.sample_rate;
-    if (acodec->supported_samplerates != nullptr) {
-      int above = 0, highest = 0;
-      for (const int* r = acodec->supported_samplerates; *r != 0; ++r) {
-        if (*r == rate) above = *r;
-        if (*r >= rate && (above == 0 || *r < above)) above = *r;
-        highest = std::max(highest, *r);
-      }
-      rate = above != 0 ? above : highest;
-    }
-    ac->sample_rate = rate;
-    ac->time_base = {1, rate};
-    ac->sample_fmt = acodec->sample_fmts != nullptr ? acodec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
-    if (acodec->sample_fmts != nullptr) {
-      for (const AVSampleFormat* f = acodec->sample_fmts; *f != AV_SAMPLE_FMT_NONE; ++f) {
-        if (*f == AV_SAMPLE_FMT_FLTP || *f == AV_SAMPLE_FMT_FLT) {
-          ac->sample_fmt = *f;
-          break;
-        }
-        // Prefer 32-bit integers (FLAC: 24-bit) to 16-bit ones.
-        if (*f == AV_SAMPLE_FMT_S32 && ac->sample_fmt == AV_SAMPLE_FMT_S16) ac->sample_fmt = *f;
-      }
-    }
-    if (ac->sample_fmt == AV_SAMPLE_FMT_S32) ac->bits_per_raw_sample = 24;
-    av_channel_layout_default(&ac->ch_layout, static_cast<int>(a.samples.size(0)));
-    if (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) ac->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    open_codec(ac, {}, input);
-    s.audio_stream = check_alloc(avformat_new_stream(s.fmt.get(), nullptr));
-    s.audio_stream->time_base = ac->time_base;
-    if (const int r = avcodec_parameters_from_context(s.audio_stream->codecpar, ac); r < 0) {
-      ffmpeg::throw_error(r, input, "cannot set audio stream parameters");
-    }
-    AVChannelLayout in_layout{};
-    av_channel_layout_default(&in_layout, static_cast<int>(a.samples.size(0)));
-    SwrContext* swr = nullptr;
-    const int r = swr_alloc_set_opts2(&swr, &ac->ch_layout, ac->sample_fmt, rate, &in_layout, AV_SAMPLE_FMT_FLTP,
-                                      a.sample_rate, 0, nullptr);
-    av_channel_layout_uninit(&in_layout);
-    s.swr.reset(swr);
-    if (r < 0) ffmpeg::throw_error(r, input, "cannot set up audio conversion");
-    if (const int ri = swr_init(swr); ri < 0) ffmpeg::throw_error(ri, input, "cannot set up audio conversion");
-    s.fifo.reset(check_alloc(av_audio_fifo_alloc(ac->sample_fmt, ac->ch_layout.nb_channels, 4096)));
-    s.audio_frame.reset(check_alloc(av_frame_alloc()));
+    audio::detail::AudioEncoderSettings settings;
+    settings.sample_rate = a.sample_rate;
+    settings.channels = static_cast<int>(a.samples.size(0));
+    settings.global_header = (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) != 0;
+    s.audio = std::make_unique<audio::detail::FfmpegAudioEncoder>(input, acodec, settings);
+    s.audio_stream = s.audio->add_stream(s.fmt.get());
   }
 
   // ---- Colour conversion: canonical GBRP input planes -> the encoder's pixel format ----
@@ -710,9 +615,7 @@ void VideoEncoder::close() {
     s.encode(s.video.get(), s.video_stream, nullptr);
     if (s.audio) {
       s.feed_audio(s.samples.size(1));
-      s.convert(nullptr, 0);
-      s.drain_fifo(true);
-      s.encode(s.audio.get(), s.audio_stream, nullptr);
+      s.audio->finish(s.audio_sink());
     }
     if (const int r = av_write_trailer(s.fmt.get()); r < 0) s.ffmpeg_fail(r, "cannot write the trailer");
     avio_flush(s.io.get());
