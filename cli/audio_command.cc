@@ -30,11 +30,12 @@ namespace {
 struct AudioArgs {
   std::vector<std::string> inputs;
   std::string outdir;
-  std::string format;   // "wav", "flac", "aiff", "mp3", "ogg", "opus", or empty: keep the input's (else WAV)
+  std::string format;   // "wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a", or empty: keep the input's (else WAV)
   std::string bits;     // "16", "24", "32", "f32", or empty: keep the input's width (else 16)
   int rate = 0;         // Hz; 0 keeps the input's
   int channels = 0;     // 0 keeps the input's
   std::string effects;  // a SoX chain, "gain -3; lowpass 4000"
+  int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
   int jobs = 0;
   bool overwrite = false;
   bool fail_fast = false;
@@ -50,7 +51,9 @@ const std::vector<std::string>& audio_extensions() {
   return kExtensions;
 }
 
-bool is_lossy(const std::string& format) { return format == "mp3" || format == "ogg" || format == "opus"; }
+bool is_lossy(const std::string& format) {
+  return format == "mp3" || format == "ogg" || format == "opus" || format == "m4a";
+}
 
 // Whether `format` can hold samples of `bits` ("" holds anything: the default width is chosen per file).
 bool holds_bits(const std::string& format, const std::string& bits) {
@@ -60,7 +63,7 @@ bool holds_bits(const std::string& format, const std::string& bits) {
   return true;  // wav, aiff: 16, 24, 32, f32
 }
 
-// Opus (libsndfile's Ogg/Opus writer) takes only these rates.
+// Opus (libopus) runs only at these rates; --rate must be one of them.
 bool opus_rate(int rate) { return rate == 8000 || rate == 12000 || rate == 16000 || rate == 24000 || rate == 48000; }
 
 // The codec of an Ogg stream from its first packet: "opus", "vorbis" or "" (FLAC, Speex, unreadable).
@@ -137,6 +140,7 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
   audio::SaveOptions save;
   save.format = format;
   save.overwrite = args.overwrite;
+  if (args.bit_rate > 0) save.bit_rate = args.bit_rate;
   if (!is_lossy(format)) choose_encoding(format, args.bits, in, save);
 
   // Without processing, integer samples are written as integers (a 16-bit WAV becomes a bit-identical
@@ -178,6 +182,9 @@ void check_args(const AudioArgs& args) {
                       ? fmt::format("{} output is lossy and takes no --bits", args.format)
                       : fmt::format("FLAC holds 16 or 24-bit integers, not --bits {}", args.bits));
   }
+  if (args.bit_rate > 0 && args.format != "mp3" && args.format != "opus" && args.format != "m4a") {
+    throw CLI::ValidationError("--bit-rate", "--bit-rate needs --format mp3, opus or m4a");
+  }
   if (args.format == "opus" && args.rate > 0 && !opus_rate(args.rate)) {
     throw CLI::ValidationError(
         "--rate", fmt::format("Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not {}", args.rate));
@@ -214,7 +221,10 @@ std::function<int()> add_audio_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")->required();
   cmd->add_option("--format", args->format,
                   "Output format (default: the input's when loom writes it, else wav)")
-      ->check(CLI::IsMember({"wav", "flac", "aiff", "mp3", "ogg", "opus"}));
+      ->check(CLI::IsMember({"wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a"}));
+  cmd->add_option("--bit-rate", args->bit_rate,
+                  "Bit rate in bits per second of mp3, opus or m4a (AAC) output (default: the encoder's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
   cmd->add_option("--bits", args->bits,
                   "Sample format of wav/aiff/flac output: 16, 24, 32 (integers) or f32 (default: the input's)")
       ->check(CLI::IsMember({"16", "24", "32", "f32"}));
