@@ -55,6 +55,13 @@ if [[ -x "$build/bench/loom_bench_audio_load" ]]; then
 else
   echo "missing $build/bench/loom_bench_audio_load: build loom first" >&2; exit 1
 fi
+echo "== video decode"
+if [[ -x "$build/bench/loom_bench_video_decode" ]]; then
+  "$py" "$here/video_decode.py" --loom-bench "$build/bench/loom_bench_video_decode" \
+    --json "$results/video_decode.json" | tee "$results/video_decode.txt"
+else
+  echo "missing $build/bench/loom_bench_video_decode: build loom with -DLOOM_BUILD_BENCH=ON first" >&2; exit 1
+fi
 echo "== plot"
 "$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
   --noise-normalize "$results/noise_normalize.json" \
