@@ -225,6 +225,45 @@ TEST_P(DecoderCorpusTest, MemoryBufferEqualsPath) {
   EXPECT_EQ(max_abs_diff(a.get_frames_at(idx).data, b.get_frames_at(idx).data), 0);
 }
 
+// get_frames_at skips the non-reference frames before each asked frame (AVDISCARD_NONREF while the
+// packets sent hold earlier frames): on a long GOP with B-frames (x264 -bf 3, B-pyramid: referenced and
+// non-referenced B-frames), any set of indices gives exactly the frames of a sequential decode.
+TEST(DecoderSkipTest, RandomFramesOfALongGopBFrameVideoEqualSequentialDecode) {
+  loom::test::TempDir dir;
+  const fs::path file = dir / "long_gop_bf3.mp4";
+  const std::string make = "ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=25 -frames:v 200 -c:v libx264 "
+                           "-preset veryfast -g 120 -keyint_min 120 -sc_threshold 0 -bf 3 -pix_fmt yuv420p " +
+                           loom::test::shell_quote(file.string());
+  ASSERT_EQ(std::system(make.c_str()), 0);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("num_threads " + std::to_string(threads));
+    DecoderOptions o;
+    o.num_threads = threads;
+    VideoDecoder seq = VideoDecoder::open(file, o);
+    ASSERT_EQ(seq.num_frames(), 200);
+    ASSERT_EQ(seq.metadata().key_frame_indices, (std::vector<int64_t>{0, 120}));
+    const Frames all = seq.get_frames_in_range(0, 200);
+    std::mt19937 rng(7 + threads);
+    for (int round = 0; round < 12; ++round) {
+      std::vector<int64_t> idx;
+      const int count = 1 + static_cast<int>(rng() % 12);
+      for (int j = 0; j < count; ++j) idx.push_back(static_cast<int64_t>(rng() % 200));
+      if (round == 0) idx = {119, 118, 199, 1, 120, 121, 3, 2, 117};
+      VideoDecoder dec = VideoDecoder::open(file, o);
+      const Frames got = dec.get_frames_at(idx);
+      for (size_t j = 0; j < idx.size(); ++j) {
+        EXPECT_DOUBLE_EQ(got.pts_seconds[j], all.pts_seconds[idx[j]]) << "frame " << idx[j];
+        EXPECT_EQ(max_abs_diff(got.data.select(0, j), all.data.select(0, idx[j])), 0)
+            << "frame " << idx[j] << " (round " << round << ") differs from the sequential decode";
+      }
+      // One at a time on the same decoder (forward and backward steps).
+      for (int64_t i : idx) {
+        EXPECT_EQ(max_abs_diff(dec.get_frame_at(i).data, all.data.select(0, i)), 0) << "frame " << i;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, DecoderCorpusTest, ::testing::ValuesIn(video_corpus()),
                          [](const ::testing::TestParamInfo<fs::path>& p) { return param_name(p.param); });
 

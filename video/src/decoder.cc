@@ -75,6 +75,14 @@ struct VideoDecoder::Impl {
   int64_t decode_errors = 0;
   std::string read_error;
 
+  // Skipping non-reference frames (exact mode): while decoding toward the frame with pts `skip_below`,
+  // a packet whose pts is below it holds a frame nobody asked for, and when the frame is not a reference
+  // for any other frame (AVDISCARD_NONREF), no later frame depends on it either: the decoder may drop it.
+  // Packets are judged one at a time (pts < skip_below), so B-frame reordering cannot drop the asked
+  // frame. Only for codecs whose "non-reference" is exact in libavcodec (see can_skip_nonref).
+  bool can_skip_nonref = false;
+  int64_t skip_below = kNoPts;
+
   void arm() {
     const double s = options.limits.deadline_seconds;
     deadline.until = s > 0 ? std::chrono::steady_clock::now() +
@@ -180,6 +188,10 @@ void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
   }
   ret = avcodec_open2(codec.get(), decoder, nullptr);
   if (ret < 0) ffmpeg::throw_error(ret, name, "cannot open the decoder");
+  // H.264: nal_ref_idc == 0 is never referenced; MPEG-2: B-frames are never referenced (both covered by
+  // tests with B-frames). Not HEVC: its sub-layer non-reference pictures may be referenced by higher
+  // temporal sub-layers. Others (MPEG-4 part 2's packed B-frames, VP9, AV1) untested: nothing skipped.
+  can_skip_nonref = par->codec_id == AV_CODEC_ID_H264 || par->codec_id == AV_CODEC_ID_MPEG2VIDEO;
   converter.emplace(out_width, out_height);
 
   fill_metadata();
@@ -323,6 +335,10 @@ bool VideoDecoder::Impl::next_frame() {
       av_packet_unref(packet.get());
       continue;
     }
+    // Frame threads copy skip_frame from this context with every packet sent, slice threads read it.
+    codec->skip_frame = skip_below != kNoPts && packet->pts != AV_NOPTS_VALUE && packet->pts < skip_below
+                            ? AVDISCARD_NONREF
+                            : AVDISCARD_DEFAULT;
     ret = avcodec_send_packet(codec.get(), packet.get());
     av_packet_unref(packet.get());
     if (ret < 0 && ret != AVERROR(EAGAIN)) ++decode_errors;  // a corrupt packet: skip it
@@ -349,6 +365,11 @@ void VideoDecoder::Impl::decode_exact(int64_t k) {
   while (key > 0 && !index[key].key_frame) --key;
   const bool forward = positioned && have_frame && !finished && frame_pts() < want && index[key].pts <= frame_pts();
   if (!forward) seek(index[key].pts);
+  struct ResetSkip {
+    int64_t& v;
+    ~ResetSkip() { v = kNoPts; }
+  } reset_skip{skip_below};
+  if (can_skip_nonref) skip_below = want;
   bool from_start = false;
   for (;;) {
     // The seek went well when the first frame decoded after it is not after the keyframe.
