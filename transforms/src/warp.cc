@@ -70,6 +70,12 @@ Taps bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride) {
   const int64_t x0 = floor_int(sx), y0 = floor_int(sy);
   const double ax = sx - static_cast<double>(x0), ay = sy - static_cast<double>(y0);
   Taps t{{0, 0, 0, 0}, {(1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay}, 0.0};
+  if (x0 >= 0 && y0 >= 0 && x0 + 1 < in.width && y0 + 1 < in.height) {  // the common case: all inside
+    const int64_t o = (y0 * in.width + x0) * pixel_stride, row = in.width * pixel_stride;
+    t.offset[0] = o, t.offset[1] = o + pixel_stride, t.offset[2] = o + row, t.offset[3] = o + row + pixel_stride;
+    t.mask = t.weight[0] + t.weight[1] + t.weight[2] + t.weight[3];
+    return t;
+  }
   for (int k = 0; k < 4; ++k) {
     const int64_t x = x0 + (k & 1), y = y0 + (k >> 1);
     if (x < 0 || y < 0 || x >= in.width || y >= in.height) {
