@@ -21,15 +21,10 @@ extern "C" {
 namespace loom::audio::detail {
 namespace {
 
-struct CodecContextDeleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct PacketDeleter {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-struct FrameDeleter {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
+using ffmpeg::CodecContextDeleter;
+using ffmpeg::FrameDeleter;
+using ffmpeg::PacketDeleter;
+
 
 // The dtype read(normalize = false) returns for a decoder sample format.
 DType native_of(AVSampleFormat fmt, const std::string& name) {

@@ -21,15 +21,10 @@ extern "C" {
 namespace loom::audio::detail {
 namespace {
 
-struct CodecContextDeleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct FrameDeleter {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
-struct PacketDeleter {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
+using ffmpeg::CodecContextDeleter;
+using ffmpeg::FrameDeleter;
+using ffmpeg::PacketDeleter;
+
 struct SwrDeleter {
   void operator()(SwrContext* s) const { swr_free(&s); }
 };

@@ -30,6 +30,9 @@ extern "C" {
 namespace loom::audio {
 namespace {
 
+using ffmpeg::AvioDeleter;
+using ffmpeg::OutputContextDeleter;
+
 struct MemoryFile {
   std::vector<uint8_t> bytes;
   sf_count_t pos = 0;
@@ -203,15 +206,6 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
   return target;
 }
 
-struct AvioDeleter {
-  void operator()(AVIOContext* io) const {
-    av_freep(&io->buffer);
-    avio_context_free(&io);
-  }
-};
-struct OutputContextDeleter {
-  void operator()(AVFormatContext* c) const { avformat_free_context(c); }
-};
 
 // Validates bit_rate and compression for `format` and turns them into encoder settings.
 void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const AVCodec* codec, int channels,

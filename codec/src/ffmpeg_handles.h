@@ -3,9 +3,12 @@
 #pragma once
 
 extern "C" {
+#include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
 #include <libavutil/error.h>
+#include <libavutil/frame.h>
+#include <libavutil/mem.h>
 }
 
 #include <chrono>
@@ -27,6 +30,36 @@ using UniqueFormatContext = std::unique_ptr<AVFormatContext, FormatContextDelete
 struct DictionaryDeleter {
   void operator()(AVDictionary* dict) const { av_dict_free(&dict); }
 };
+
+struct CodecContextDeleter {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+using UniqueCodecContext = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
+
+struct FrameDeleter {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+using UniqueFrame = std::unique_ptr<AVFrame, FrameDeleter>;
+
+struct PacketDeleter {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+using UniquePacket = std::unique_ptr<AVPacket, PacketDeleter>;
+
+// A muxer's context (from avformat_alloc_output_context2), which avformat_close_input must not free.
+struct OutputContextDeleter {
+  void operator()(AVFormatContext* c) const { avformat_free_context(c); }
+};
+using UniqueOutputContext = std::unique_ptr<AVFormatContext, OutputContextDeleter>;
+
+// A custom AVIOContext together with its av_malloc'ed buffer.
+struct AvioDeleter {
+  void operator()(AVIOContext* io) const {
+    if (io) av_freep(&io->buffer);
+    avio_context_free(&io);
+  }
+};
+using UniqueAvio = std::unique_ptr<AVIOContext, AvioDeleter>;
 
 // FFmpeg's message for an AVERROR code.
 std::string error_string(int errnum);

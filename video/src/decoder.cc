@@ -24,17 +24,12 @@ extern "C" {
 namespace loom::video {
 namespace {
 
+using ffmpeg::CodecContextDeleter;
+using ffmpeg::FrameDeleter;
+using ffmpeg::PacketDeleter;
+
 using detail::IndexedFrame;
 
-struct CodecContextDeleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct FrameDeleter {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
-struct PacketDeleter {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
 
 std::string name_or_unknown(const char* s) { return s != nullptr ? s : "unknown"; }
 

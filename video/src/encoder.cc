@@ -34,33 +34,15 @@ namespace loom::video {
 namespace {
 
 // ---- RAII for the FFmpeg objects used here ----
-struct CodecContextDeleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct FrameDeleter {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
-struct PacketDeleter {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-struct OutputContextDeleter {
-  void operator()(AVFormatContext* c) const { avformat_free_context(c); }
-};
 struct SwsDeleter {
   void operator()(SwsContext* s) const { sws_freeContext(s); }
 };
-struct AvioDeleter {
-  void operator()(AVIOContext* io) const {
-    av_freep(&io->buffer);
-    avio_context_free(&io);
-  }
-};
-using UniqueCodecContext = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
-using UniqueFrame = std::unique_ptr<AVFrame, FrameDeleter>;
-using UniquePacket = std::unique_ptr<AVPacket, PacketDeleter>;
-using UniqueOutputContext = std::unique_ptr<AVFormatContext, OutputContextDeleter>;
+using ffmpeg::UniqueAvio;
+using ffmpeg::UniqueCodecContext;
+using ffmpeg::UniqueFrame;
+using ffmpeg::UniqueOutputContext;
+using ffmpeg::UniquePacket;
 using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
-using UniqueAvio = std::unique_ptr<AVIOContext, AvioDeleter>;
 using UniqueDict = std::unique_ptr<AVDictionary, ffmpeg::DictionaryDeleter>;
 
 void quiet_ffmpeg() {
