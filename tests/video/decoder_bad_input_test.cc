@@ -276,6 +276,27 @@ TEST(DecoderBadInputTest, HugeDimensionsAreLimited) {
   EXPECT_EQ(error_code_of([&] { dec.get_frames_in_range(0, 5); }), ErrorCode::kLimitExceeded);
 }
 
+TEST(DecoderBadInputTest, FrameCountIsLimited) {
+  // h265_video.mp4 holds 10 frames: the scan, the header count (approximate mode) and a caller's index
+  // are each refused above Limits::max_video_frames and accepted at it.
+  const auto path = loom::test::media("video/h265_video.mp4");
+  for (SeekMode mode : {SeekMode::kExact, SeekMode::kApproximate}) {
+    DecoderOptions o;
+    o.seek_mode = mode;
+    o.limits.max_video_frames = 9;
+    const Error e = error_of([&] { VideoDecoder::open(path, o); });
+    EXPECT_EQ(e.code(), ErrorCode::kLimitExceeded);
+    EXPECT_NE(std::string(e.what()).find("max_video_frames"), std::string::npos) << e.what();
+    o.limits.max_video_frames = 10;
+    EXPECT_EQ(VideoDecoder::open(path, o).num_frames(), 10);
+  }
+  DecoderOptions custom;
+  custom.custom_index = FrameIndex(11, FrameIndexEntry{});
+  for (int64_t i = 0; i < 11; ++i) (*custom.custom_index)[i] = {i * 1000, 1000, i == 0};
+  custom.limits.max_video_frames = 10;
+  EXPECT_EQ(error_code_of([&] { VideoDecoder::open(path, custom); }), ErrorCode::kLimitExceeded);
+}
+
 TEST(DecoderBadInputTest, CorruptPacketsNeverCrash) {
   std::vector<uint8_t> bytes = loom::test::read_bytes(loom::test::media("video/nasa_13013.mp4"));
   // Flip bytes inside mdat (44 .. 654816), after the first frames.

@@ -200,11 +200,17 @@ void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
     }
     if (approx_frames <= 0 || meta.average_fps <= 0) exact = true;  // nothing to trust: scan instead
   }
+  const int64_t max_frames = options.limits.max_video_frames;
+  if (max_frames > 0 && ((!exact && approx_frames > max_frames) ||
+                         (options.custom_index && static_cast<int64_t>(options.custom_index->size()) > max_frames))) {
+    throw Error(ErrorCode::kLimitExceeded, name,
+                fmt::format("the video stream declares more than {} frames (Limits::max_video_frames)", max_frames));
+  }
   if (exact) {
     if (options.custom_index) {
       index = detail::from_custom_index(*options.custom_index, name);
     } else {
-      index = detail::scan_frames(fmt, stream->index, par->codec_id, name, deadline);
+      index = detail::scan_frames(fmt, stream->index, par->codec_id, name, deadline, options.limits.max_video_frames);
     }
     detail::fill_durations(index, nominal_duration());
     if (index.empty()) throw Error(ErrorCode::kInvalidInput, name, "the video stream holds no frames");

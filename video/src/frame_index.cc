@@ -72,7 +72,7 @@ bool packet_shows_frame(AVCodecID id, const uint8_t* data, int size) {
 }
 
 std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecID codec, const std::string& name,
-                                      ffmpeg::Deadline& deadline) {
+                                      ffmpeg::Deadline& deadline, int64_t max_frames) {
   std::unique_ptr<AVPacket, void (*)(AVPacket*)> pkt(av_packet_alloc(), [](AVPacket* p) { av_packet_free(&p); });
   if (!pkt) throw std::bad_alloc();
   std::vector<IndexedFrame> frames;
@@ -86,6 +86,10 @@ std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecI
     if (pkt->stream_index == stream && (pkt->flags & AV_PKT_FLAG_DISCARD) == 0 && pkt->size > 0) {
       const int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
       if (ts != AV_NOPTS_VALUE && packet_shows_frame(codec, pkt->data, pkt->size)) {
+        if (max_frames > 0 && static_cast<int64_t>(frames.size()) >= max_frames) {
+          throw Error(ErrorCode::kLimitExceeded, name,
+                      fmt::format("the video stream holds more than {} frames (Limits::max_video_frames)", max_frames));
+        }
         frames.push_back({ts, pkt->duration, (pkt->flags & AV_PKT_FLAG_KEY) != 0});
         last_corrupt = (pkt->flags & AV_PKT_FLAG_CORRUPT) != 0;
       }

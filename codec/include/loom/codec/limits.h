@@ -23,6 +23,9 @@ struct Limits {
   // Audio: streams with more channels or a higher sample rate are refused (0 of either is invalid).
   int max_audio_channels = 1024;
   int max_sample_rate = 6'000'000;
+  // Video: most frames a stream may hold (the frame index is built, or trusted from the header, before
+  // any frame is decoded). The default is 46 hours at 60 fps.
+  int64_t max_video_frames = 10'000'000;
   // FFmpeg probing: bytes read to detect the format, seconds of media analysed to find stream
   // parameters, most streams accepted, and a wall-clock deadline on every blocking FFmpeg call.
   int64_t probe_bytes = 5'000'000;
