@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 media=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
+# Leaks inside system libraries loom cannot patch (see the file).
+export LSAN_OPTIONS="suppressions=$(pwd)/fuzz/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 
