@@ -108,6 +108,7 @@ struct VideoDecoder::Impl {
   void fill_metadata();
   void seek(int64_t ts);
   void seek_to_start();
+  void after_seek();  // the decoder and the decode position, reset after a successful seek
   bool next_frame();
   [[noreturn]] void throw_missing(const std::string& what);
   void decode_exact(int64_t k);
@@ -276,11 +277,7 @@ void VideoDecoder::Impl::seek(int64_t ts) {
     seek_to_start();
     return;
   }
-  avcodec_flush_buffers(codec.get());
-  positioned = true;
-  eof_sent = finished = have_frame = false;
-  frames_since_seek = 0;
-  read_error.clear();
+  after_seek();
 }
 
 void VideoDecoder::Impl::seek_to_start() {
@@ -294,6 +291,10 @@ void VideoDecoder::Impl::seek_to_start() {
   }
   if (ret == AVERROR_EXIT) throw Error(ErrorCode::kLimitExceeded, name, "seeking: deadline exceeded");
   if (ret < 0) ffmpeg::throw_error(ret, name, "cannot seek");
+  after_seek();
+}
+
+void VideoDecoder::Impl::after_seek() {
   avcodec_flush_buffers(codec.get());
   positioned = true;
   eof_sent = finished = have_frame = false;
