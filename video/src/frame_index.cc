@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <memory>
 
 #include "loom/codec/error.h"
 
@@ -60,6 +59,12 @@ bool vp9_packet_shown(const uint8_t* data, int size) {
   return vp9_frame_shown(data, size);
 }
 
+// Presentation order; frames with equal pts keep their order.
+void sort_by_pts(std::vector<IndexedFrame>& frames) {
+  std::stable_sort(frames.begin(), frames.end(),
+                   [](const IndexedFrame& a, const IndexedFrame& b) { return a.pts < b.pts; });
+}
+
 }  // namespace
 
 bool packet_shows_frame(AVCodecID id, const uint8_t* data, int size) {
@@ -73,7 +78,7 @@ bool packet_shows_frame(AVCodecID id, const uint8_t* data, int size) {
 
 std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecID codec, const std::string& name,
                                       ffmpeg::Deadline& deadline, int64_t max_frames) {
-  std::unique_ptr<AVPacket, void (*)(AVPacket*)> pkt(av_packet_alloc(), [](AVPacket* p) { av_packet_free(&p); });
+  ffmpeg::UniquePacket pkt(av_packet_alloc());
   if (!pkt) throw std::bad_alloc();
   std::vector<IndexedFrame> frames;
   bool last_corrupt = false;  // the last packet kept was short (a file cut inside it)
@@ -98,8 +103,7 @@ std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecI
   }
   // A packet cut short by the end of the file is not a frame the decoder can give.
   if (last_corrupt) frames.pop_back();
-  std::stable_sort(frames.begin(), frames.end(),
-                   [](const IndexedFrame& a, const IndexedFrame& b) { return a.pts < b.pts; });
+  sort_by_pts(frames);
   return frames;
 }
 
@@ -121,8 +125,7 @@ std::vector<IndexedFrame> from_custom_index(const FrameIndex& index, const std::
   std::vector<IndexedFrame> frames;
   frames.reserve(index.size());
   for (const FrameIndexEntry& e : index) frames.push_back({e.pts, e.duration, e.key_frame});
-  std::stable_sort(frames.begin(), frames.end(),
-                   [](const IndexedFrame& a, const IndexedFrame& b) { return a.pts < b.pts; });
+  sort_by_pts(frames);
   for (size_t i = 1; i < frames.size(); ++i) {
     if (frames[i].pts == frames[i - 1].pts) {
       throw Error(ErrorCode::kInvalidInput, name,
