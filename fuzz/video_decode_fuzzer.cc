@@ -12,19 +12,13 @@
 #include <cstdint>
 #include <span>
 
+#include "fuzz_util.h"
 #include "loom/codec/error.h"
 #include "loom/video/decoder.h"
 
 namespace {
 
-// Reads every byte of `t` so that a short or uninitialised buffer shows up under ASan/UBSan.
-void touch(const loom::Tensor& t) {
-  const auto* p = static_cast<const uint8_t*>(t.data());
-  unsigned sum = 0;
-  for (size_t i = 0; i < t.nbytes(); ++i) sum += p[i];
-  volatile unsigned sink = sum;
-  (void)sink;
-}
+using loom::fuzz::touch;
 
 loom::Limits fuzz_limits() {
   loom::Limits limits;
