@@ -11,6 +11,7 @@
 namespace loom::audio {
 
 using detail::check_finite;
+using detail::check_samples;
 using detail::checked_samples;
 using detail::invalid;
 
@@ -129,28 +130,28 @@ Rbj design(const char* op, int sample_rate, double freq, double Q) {
 }  // namespace
 
 Tensor lowpass_biquad(const Tensor& samples, int sample_rate, double cutoff_freq, double Q) {
-  checked_samples(samples, "lowpass_biquad");
+  check_samples(samples, "lowpass_biquad");  // lfilter makes the contiguous copy
   const Rbj r = design("lowpass_biquad", sample_rate, cutoff_freq, Q);
   const double b0 = (1 - r.cos_w0) / 2;
   return biquad(samples, b0, 1 - r.cos_w0, b0, 1 + r.alpha, -2 * r.cos_w0, 1 - r.alpha);
 }
 
 Tensor highpass_biquad(const Tensor& samples, int sample_rate, double cutoff_freq, double Q) {
-  checked_samples(samples, "highpass_biquad");
+  check_samples(samples, "highpass_biquad");  // lfilter makes the contiguous copy
   const Rbj r = design("highpass_biquad", sample_rate, cutoff_freq, Q);
   const double b0 = (1 + r.cos_w0) / 2;
   return biquad(samples, b0, -1 - r.cos_w0, b0, 1 + r.alpha, -2 * r.cos_w0, 1 - r.alpha);
 }
 
 Tensor bandpass_biquad(const Tensor& samples, int sample_rate, double central_freq, double Q, bool const_skirt_gain) {
-  checked_samples(samples, "bandpass_biquad");
+  check_samples(samples, "bandpass_biquad");  // lfilter makes the contiguous copy
   const Rbj r = design("bandpass_biquad", sample_rate, central_freq, Q);
   const double temp = const_skirt_gain ? r.sin_w0 / 2 : r.alpha;
   return biquad(samples, temp, 0, -temp, 1 + r.alpha, -2 * r.cos_w0, 1 - r.alpha);
 }
 
 Tensor equalizer_biquad(const Tensor& samples, int sample_rate, double center_freq, double gain_db, double Q) {
-  checked_samples(samples, "equalizer_biquad");
+  check_samples(samples, "equalizer_biquad");  // lfilter makes the contiguous copy
   const Rbj r = design("equalizer_biquad", sample_rate, center_freq, Q);
   check_finite("equalizer_biquad", "gain", gain_db);
   const double A = std::exp(gain_db / 40.0 * std::log(10.0));
