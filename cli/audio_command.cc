@@ -36,10 +36,8 @@ struct AudioArgs {
   int channels = 0;     // 0 keeps the input's
   std::string effects;  // a SoX chain, "gain -3; lowpass 4000"
   int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
-  int jobs = 0;
+  BatchOptions batch;  // -j, --fail-fast, -q
   bool overwrite = false;
-  bool fail_fast = false;
-  bool quiet = false;
 };
 
 // Folder scanning: audio-only file extensions. Video containers (.mp4, .mkv, .webm, .mov, ...) are
@@ -202,10 +200,7 @@ int run_audio(const AudioArgs& args) {
   const std::vector<BatchJob> jobs = plan_batch(
       args.inputs, args.outdir, audio_extensions(),
       [&](const fs::path& input) { return "." + output_format(args, input); }, input_errors);
-  BatchOptions options;
-  options.jobs = args.jobs;
-  options.fail_fast = args.fail_fast;
-  options.quiet = args.quiet;
+  BatchOptions options = args.batch;
   options.noun = "files";
   return run_batch(jobs, input_errors, options,
                    [&](const BatchJob& job) { return convert_audio(args, effects, job); });
@@ -235,10 +230,7 @@ std::function<int()> add_audio_command(CLI::App& app) {
       ->check(CLI::Range(1, Limits{}.max_audio_channels));
   cmd->add_option("--effects", args->effects,
                   "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
-  cmd->add_option("-j,--jobs", args->jobs, "Parallel jobs (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--overwrite", args->overwrite, "Replace existing output files (default: refuse)");
-  cmd->add_flag("--fail-fast", args->fail_fast, "Stop at the first failed file");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
+  add_batch_flags(*cmd, args->batch, args->overwrite);
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before any file is touched
   return [args] { return run_audio(*args); };
 }

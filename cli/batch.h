@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace loom::cli {
 
 struct BatchJob {
@@ -35,6 +39,9 @@ struct BatchOptions {
   const char* noun = "files";  // the summary's rate unit: "N ok, M failed in S s (X <noun>/s, Y MB/s)"
   std::string summary_suffix;  // appended to the summary line
 };
+
+// Adds the flags every batch command takes: -j/--jobs, --overwrite, --fail-fast and -q/--quiet.
+void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool& overwrite);
 
 // Runs `process` for every job (planning errors are failures without calling it); `process` returns
 // the input bytes it read and throws on failure (loom::Error or std::exception): each failure prints

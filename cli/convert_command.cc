@@ -45,10 +45,8 @@ struct ConvertArgs {
   double noise = 0.0;  // sigma on the [0, 1] scale; used when noise_on
   bool noise_on = false;
   std::string seed;  // decimal, or empty: a random seed
-  int jobs = 0;
+  BatchOptions batch;  // -j, --fail-fast, -q
   bool overwrite = false;
-  bool fail_fast = false;
-  bool quiet = false;
 };
 
 // A crop request: a region at an offset (--crop), or a centred one (--center-crop).
@@ -240,10 +238,7 @@ int run_convert(const ConvertArgs& args) {
   const std::vector<BatchJob> jobs = plan_batch(
       args.inputs, args.outdir, loader::image_extensions(),
       [&](const fs::path& input) { return output_extension(args, input); }, input_errors);
-  BatchOptions options;
-  options.jobs = args.jobs;
-  options.fail_fast = args.fail_fast;
-  options.quiet = args.quiet;
+  BatchOptions options = args.batch;
   options.noun = "images";
   if (steps.noise_seed) options.summary_suffix = fmt::format(", seed {}", *steps.noise_seed);
   return run_batch(jobs, input_errors, options,
@@ -280,10 +275,7 @@ std::function<int()> add_convert_command(CLI::App& app) {
       "--noise", args->noise, "Add Gaussian noise of this sigma on the [0, 1] scale (0.1 = 25.5 levels), as torchvision GaussianNoise");
   CLI::Option* seed = cmd->add_option("--seed", args->seed, "Noise seed: the same seed gives the same files (default: random, printed)");
   seed->needs(noise);
-  cmd->add_option("-j,--jobs", args->jobs, "Parallel jobs (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--overwrite", args->overwrite, "Replace existing output files (default: refuse)");
-  cmd->add_flag("--fail-fast", args->fail_fast, "Stop at the first failed file");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
+  add_batch_flags(*cmd, args->batch, args->overwrite);
   cmd->callback([args, noise] {  // reject bad values while parsing, before any file is touched
     args->noise_on = noise->count() > 0;
     parse_resize(args->resize);
