@@ -21,10 +21,9 @@ extern "C" {
 namespace loom::audio::detail {
 namespace {
 
-using ffmpeg::CodecContextDeleter;
-using ffmpeg::FrameDeleter;
-using ffmpeg::PacketDeleter;
-
+using ffmpeg::UniqueCodecContext;
+using ffmpeg::UniqueFrame;
+using ffmpeg::UniquePacket;
 
 // The dtype read(normalize = false) returns for a decoder sample format.
 DType native_of(AVSampleFormat fmt, const std::string& name) {
@@ -339,9 +338,9 @@ class FfmpegDecoder final : public Decoder {
   ffmpeg::Deadline deadline_{};
   std::unique_ptr<ffmpeg::MemoryInput> memory_;
   ffmpeg::UniqueFormatContext file_ctx_;
-  std::unique_ptr<AVCodecContext, CodecContextDeleter> codec_;
-  std::unique_ptr<AVPacket, PacketDeleter> packet_;
-  std::unique_ptr<AVFrame, FrameDeleter> frame_;
+  UniqueCodecContext codec_;
+  UniquePacket packet_;
+  UniqueFrame frame_;
   int stream_ = -1;
   std::optional<int64_t> estimate_;  // frames, from the container's duration
   int64_t frame_frames_ = 0;  // samples per channel in frame_

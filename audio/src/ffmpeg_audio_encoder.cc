@@ -21,9 +21,9 @@ extern "C" {
 namespace loom::audio::detail {
 namespace {
 
-using ffmpeg::CodecContextDeleter;
-using ffmpeg::FrameDeleter;
-using ffmpeg::PacketDeleter;
+using ffmpeg::UniqueCodecContext;
+using ffmpeg::UniqueFrame;
+using ffmpeg::UniquePacket;
 
 struct SwrDeleter {
   void operator()(SwrContext* s) const { swr_free(&s); }
@@ -64,11 +64,11 @@ int encoder_rate(const AVCodec* codec, int rate) {
 
 struct FfmpegAudioEncoder::Impl {
   std::string input;
-  std::unique_ptr<AVCodecContext, CodecContextDeleter> ctx;
+  UniqueCodecContext ctx;
   std::unique_ptr<SwrContext, SwrDeleter> swr;
   std::unique_ptr<AVAudioFifo, FifoDeleter> fifo;
-  std::unique_ptr<AVFrame, FrameDeleter> frame;
-  std::unique_ptr<AVPacket, PacketDeleter> packet;
+  UniqueFrame frame;
+  UniquePacket packet;
   int channels = 0;
   int64_t pts = 0;  // encoder samples sent so far
 

@@ -30,8 +30,8 @@ extern "C" {
 namespace loom::audio {
 namespace {
 
-using ffmpeg::AvioDeleter;
-using ffmpeg::OutputContextDeleter;
+using ffmpeg::UniqueAvio;
+using ffmpeg::UniqueOutputContext;
 
 struct MemoryFile {
   std::vector<uint8_t> bytes;
@@ -286,7 +286,7 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   if (const int r = avformat_alloc_output_context2(&raw, ofmt, nullptr, nullptr); r < 0) {
     ffmpeg::throw_error(r, name, "cannot create the muxer");
   }
-  std::unique_ptr<AVFormatContext, OutputContextDeleter> mux(raw);
+  UniqueOutputContext mux(raw);
   mux->flags |= AVFMT_FLAG_BITEXACT;  // no random serial numbers or version strings: same input, same bytes
   detail::FfmpegAudioEncoder encoder(name, codec, settings);
   AVStream* stream = encoder.add_stream(mux.get());
@@ -300,7 +300,7 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
     av_free(buffer);
     throw std::bad_alloc();
   }
-  std::unique_ptr<AVIOContext, AvioDeleter> io_owner(io);
+  UniqueAvio io_owner(io);
   mux->pb = io;
   mux->flags |= AVFMT_FLAG_CUSTOM_IO;
   if (const int r = avformat_write_header(mux.get(), nullptr); r < 0) ffmpeg::throw_error(r, name, "cannot write the header");

@@ -127,13 +127,6 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
   return target;
 }
 
-void free_avio(AVIOContext* io) {
-  if (io != nullptr) {
-    av_freep(&io->buffer);
-    avio_context_free(&io);
-  }
-}
-
 }  // namespace
 
 MemoryInput open_input(const ByteSource& source, const Limits& limits, Deadline& deadline) {
@@ -147,7 +140,7 @@ MemoryInput open_input(const ByteSource& source, const Limits& limits, Deadline&
     av_free(buffer);
     throw std::bad_alloc();
   }
-  in.io = std::unique_ptr<AVIOContext, void (*)(AVIOContext*)>(io, free_avio);
+  in.io.reset(io);
   in.ctx = open_with(source.name(), source.name(), io, limits, deadline);
   return in;
 }

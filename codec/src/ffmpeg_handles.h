@@ -82,7 +82,7 @@ UniqueFormatContext open_input(const std::string& path, const Limits& limits, De
 struct MemoryInput {
   struct State;  // the ByteSource and the read position
   std::shared_ptr<State> state;
-  std::unique_ptr<AVIOContext, void (*)(AVIOContext*)> io{nullptr, nullptr};
+  UniqueAvio io;
   UniqueFormatContext ctx;
 };
 
