@@ -10,41 +10,13 @@
 #include "audio_decoder.h"
 #include "loom/codec/error.h"
 #include "loom/codec/sniff.h"
+#include "sndfile_memory.h"
 #include "vorbis_headers.h"
 
 namespace loom::audio::detail {
 namespace {
 
-struct VirtualFile {
-  ByteSource source;
-  sf_count_t pos = 0;
-};
-
-sf_count_t vio_length(void* user) { return static_cast<sf_count_t>(static_cast<VirtualFile*>(user)->source.size()); }
-
-sf_count_t vio_seek(sf_count_t offset, int whence, void* user) {
-  auto* f = static_cast<VirtualFile*>(user);
-  const auto size = static_cast<sf_count_t>(f->source.size());
-  sf_count_t target = offset;
-  if (whence == SEEK_CUR) target += f->pos;
-  else if (whence == SEEK_END) target += size;
-  if (target < 0) return -1;
-  f->pos = target;  // past the end is allowed (reads then return 0), as lseek allows
-  return f->pos;
-}
-
-sf_count_t vio_read(void* ptr, sf_count_t count, void* user) {
-  auto* f = static_cast<VirtualFile*>(user);
-  const auto size = static_cast<sf_count_t>(f->source.size());
-  if (count <= 0 || f->pos >= size) return 0;
-  const sf_count_t n = std::min(count, size - f->pos);
-  std::memcpy(ptr, f->source.data() + f->pos, static_cast<size_t>(n));
-  f->pos += n;
-  return n;
-}
-
-sf_count_t vio_write(const void*, sf_count_t, void*) { return 0; }
-sf_count_t vio_tell(void* user) { return static_cast<VirtualFile*>(user)->pos; }
+using VirtualFile = SndfileMemory<ByteSource>;
 
 bool served(const SF_INFO& info) {
   const int major = info.format & SF_FORMAT_TYPEMASK;
@@ -65,10 +37,6 @@ bool served(const SF_INFO& info) {
       return false;  // ADPCM, Opus, MP3, ...: FFmpeg
   }
 }
-
-struct SndfileCloser {
-  void operator()(SNDFILE* f) const { sf_close(f); }
-};
 
 class SndfileDecoder final : public Decoder {
  public:
@@ -198,7 +166,7 @@ std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits&) {
   SNDFILE* raw = nullptr;
   if (input.source) {
     vf = std::make_unique<VirtualFile>(VirtualFile{*input.source, 0});
-    SF_VIRTUAL_IO io{vio_length, vio_seek, vio_read, vio_write, vio_tell};
+    SF_VIRTUAL_IO io = VirtualFile::io();
     raw = sf_open_virtual(&io, SFM_READ, &info, vf.get());
   } else {
     raw = sf_open(input.path.c_str(), SFM_READ, &info);

@@ -23,6 +23,7 @@ extern "C" {
 
 #include "ffmpeg_audio_encoder.h"
 #include "ffmpeg_handles.h"
+#include "sndfile_memory.h"
 
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
@@ -33,44 +34,8 @@ namespace {
 using ffmpeg::UniqueAvio;
 using ffmpeg::UniqueOutputContext;
 
-struct MemoryFile {
-  std::vector<uint8_t> bytes;
-  sf_count_t pos = 0;
-};
-
-sf_count_t mf_length(void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); }
-sf_count_t mf_seek(sf_count_t offset, int whence, void* user) {
-  auto* f = static_cast<MemoryFile*>(user);
-  sf_count_t target = offset;
-  if (whence == SEEK_CUR) target += f->pos;
-  else if (whence == SEEK_END) target += static_cast<sf_count_t>(f->bytes.size());
-  if (target < 0) return -1;
-  f->pos = target;
-  return target;
-}
-sf_count_t mf_read(void* ptr, sf_count_t count, void* user) {
-  auto* f = static_cast<MemoryFile*>(user);
-  const auto size = static_cast<sf_count_t>(f->bytes.size());
-  if (count <= 0 || f->pos >= size) return 0;
-  const sf_count_t n = std::min(count, size - f->pos);
-  std::memcpy(ptr, f->bytes.data() + f->pos, static_cast<size_t>(n));
-  f->pos += n;
-  return n;
-}
-sf_count_t mf_write(const void* ptr, sf_count_t count, void* user) {
-  auto* f = static_cast<MemoryFile*>(user);
-  if (count <= 0) return 0;
-  const auto end = static_cast<size_t>(f->pos + count);
-  if (end > f->bytes.size()) f->bytes.resize(end);
-  std::memcpy(f->bytes.data() + f->pos, ptr, static_cast<size_t>(count));
-  f->pos += count;
-  return count;
-}
-sf_count_t mf_tell(void* user) { return static_cast<MemoryFile*>(user)->pos; }
-
-struct SndfileCloser {
-  void operator()(SNDFILE* f) const { sf_close(f); }
-};
+using detail::SndfileCloser;
+using MemoryFile = detail::SndfileMemory<std::vector<uint8_t>>;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -370,7 +335,7 @@ void save(const std::filesystem::path& path, const Tensor& samples, int sample_r
   }
 
   MemoryFile out;
-  SF_VIRTUAL_IO io{mf_length, mf_seek, mf_read, mf_write, mf_tell};
+  SF_VIRTUAL_IO io = MemoryFile::io();
   {
     std::unique_ptr<SNDFILE, SndfileCloser> file(sf_open_virtual(&io, SFM_WRITE, &info, &out));
     if (!file) {
