@@ -108,36 +108,36 @@ class FfmpegDecoder final : public Decoder {
   }
 
   int64_t read(void* out, int64_t max_frames, bool normalize) override {
-    arm_deadline();
-    int64_t done = 0;
     auto* bytes = static_cast<uint8_t*>(out);
-    const size_t out_elem = normalize ? sizeof(float) : element_size(native_);
-    while (done < max_frames) {
-      if (frame_used_ >= frame_frames_) {
-        if (!next_frame()) break;
-        continue;
-      }
-      const int64_t n = std::min(max_frames - done, frame_frames_ - frame_used_);
-      void* dst = bytes + static_cast<size_t>(done * channels_) * out_elem;
-      const bool planar = av_sample_fmt_is_planar(static_cast<AVSampleFormat>(frame_->format));
-      switch (native_) {
-        case DType::kUInt8: convert<uint8_t>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
-        case DType::kInt16: convert<int16_t>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
-        case DType::kInt32: convert<int32_t>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
-        case DType::kInt64: convert<int64_t>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
-        case DType::kFloat64: convert<double>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
-        default: convert<float>(frame_.get(), channels_, planar, frame_used_, n, dst, normalize); break;
-      }
-      frame_used_ += n;
-      done += n;
-    }
-    position_ += done;
-    return done;
+    const size_t frame_bytes = static_cast<size_t>(channels_) * (normalize ? sizeof(float) : element_size(native_));
+    return pump(max_frames, [&](int64_t first, int64_t n, int64_t done) {
+      void* dst = bytes + static_cast<size_t>(done) * frame_bytes;
+      with_native([&]<typename T>(T) { convert<T>(frame_.get(), channels_, planar(), first, n, dst, normalize); });
+    });
   }
 
   std::optional<int64_t> estimated_frames() const override { return estimate_; }
 
   int64_t read_planar(void* const* rows, int64_t max_frames, bool normalize) override {
+    return pump(max_frames, [&](int64_t first, int64_t n, int64_t done) {
+      with_native([&]<typename T>(T) {
+        convert_planar<T>(frame_.get(), channels_, planar(), first, n, rows, done, normalize);
+      });
+    });
+  }
+
+  void seek(int64_t frame) override {
+    if (frame < position_) open();  // exact backward seek: decode again from the start
+    pump(frame - position_, [](int64_t, int64_t, int64_t) {});
+    position_ = frame;  // past the end: reads return 0
+  }
+
+ private:
+  // Hands the next frames, up to max_frames, to copy(first frame in frame_, count, frames done before)
+  // piece by piece, decoding as needed; advances the position and returns the frames handed (fewer
+  // only at the end of the stream).
+  template <typename Copy>
+  int64_t pump(int64_t max_frames, Copy&& copy) {
     arm_deadline();
     int64_t done = 0;
     while (done < max_frames) {
@@ -146,16 +146,7 @@ class FfmpegDecoder final : public Decoder {
         continue;
       }
       const int64_t n = std::min(max_frames - done, frame_frames_ - frame_used_);
-      const bool planar = av_sample_fmt_is_planar(static_cast<AVSampleFormat>(frame_->format));
-      const AVFrame* f = frame_.get();
-      switch (native_) {
-        case DType::kUInt8: convert_planar<uint8_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
-        case DType::kInt16: convert_planar<int16_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
-        case DType::kInt32: convert_planar<int32_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
-        case DType::kInt64: convert_planar<int64_t>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
-        case DType::kFloat64: convert_planar<double>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
-        default: convert_planar<float>(f, channels_, planar, frame_used_, n, rows, done, normalize); break;
-      }
+      copy(frame_used_, n, done);
       frame_used_ += n;
       done += n;
     }
@@ -163,24 +154,21 @@ class FfmpegDecoder final : public Decoder {
     return done;
   }
 
-  void seek(int64_t frame) override {
-    arm_deadline();
-    if (frame < position_) open();  // exact backward seek: decode again from the start
-    while (position_ < frame) {
-      if (frame_used_ >= frame_frames_) {
-        if (!next_frame()) {
-          position_ = frame;  // past the end: reads return 0
-          return;
-        }
-        continue;
-      }
-      const int64_t n = std::min(frame - position_, frame_frames_ - frame_used_);
-      frame_used_ += n;
-      position_ += n;
+  // Calls f(T{}) with T the C++ type of native_.
+  template <typename F>
+  void with_native(F&& f) const {
+    switch (native_) {
+      case DType::kUInt8: f(uint8_t{}); break;
+      case DType::kInt16: f(int16_t{}); break;
+      case DType::kInt32: f(int32_t{}); break;
+      case DType::kInt64: f(int64_t{}); break;
+      case DType::kFloat64: f(double{}); break;
+      default: f(float{}); break;
     }
   }
 
- private:
+  bool planar() const { return av_sample_fmt_is_planar(static_cast<AVSampleFormat>(frame_->format)); }
+
   void arm_deadline() {
     deadline_.until = std::chrono::steady_clock::now() +
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
