@@ -9,11 +9,11 @@
 #include <exception>
 #include <map>
 #include <system_error>
-#include <thread>
 
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
 #include "loom/loader/file_list.h"
+#include "loom/vision/image.h"
 #include "parallel.h"
 #include "progress.h"
 
@@ -74,9 +74,7 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
   Progress progress(static_cast<int64_t>(jobs.size()), !options.quiet);
   for (const std::string& e : input_errors) progress.print_error(e);
   std::atomic<bool> stop{false};
-  const int threads =
-      options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  parallel_for(jobs.size(), threads, [&](size_t i) {
+  parallel_for(jobs.size(), worker_count(options.jobs), [&](size_t i) {
     if (stop.load(std::memory_order_relaxed)) return;
     const BatchJob& job = jobs[i];
     std::string error;
@@ -102,6 +100,19 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
 void install_interrupt_cleanup() {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
+}
+
+std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int compression) {
+  if (jpeg) {
+    vision::JpegEncodeOptions jo;
+    jo.quality = quality;
+    jo.layout = vision::Layout::kHWC;
+    return vision::encode_jpeg(image, jo);
+  }
+  vision::PngEncodeOptions po;
+  po.compression_level = compression;
+  po.layout = vision::Layout::kHWC;
+  return vision::encode_png(image, po);
 }
 
 void create_output_folder(const fs::path& output) {

@@ -11,6 +11,11 @@
 
 namespace loom::cli {
 
+// The worker count for a -j/--jobs value: `jobs` when positive, else one per core.
+inline int worker_count(int jobs) {
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 template <typename Fn>
 void parallel_for(size_t n, int threads, Fn&& fn) {
   std::atomic<size_t> next{0};
