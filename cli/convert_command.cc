@@ -149,11 +149,6 @@ Tensor apply_crop(const Tensor& image, const CropSpec& crop) {
   return transforms::crop(sample, g.y, g.x, g.height, g.width).image;
 }
 
-transforms::Size target_size(const ResizeSpec& resize, transforms::Size input) {
-  return resize.shorter > 0 ? transforms::size_for_shorter_side(input, resize.shorter)
-                            : transforms::Size{resize.height, resize.width};
-}
-
 // --format, else the input's own format as its bytes say: JPEG stays JPEG, anything else becomes PNG.
 std::string output_extension(const ConvertArgs& args, const fs::path& input) {
   if (!args.format.empty()) return "." + args.format;
@@ -192,7 +187,7 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob
     const vision::ImageInfo info = vision::read_image_info(src, opt.limits);
     const bool swapped = args.exif && info.orientation >= 5;  // EXIF 5..8 turn the image by 90 degrees
     const transforms::Size upright{swapped ? info.width : info.height, swapped ? info.height : info.width};
-    target = target_size(*resize, upright);
+    target = resize_target(*resize, upright);
     // DCT-domain scaling: JPEG decodes straight to the smallest size that still covers the target.
     opt.min_width = static_cast<int>(swapped ? target.height : target.width);
     opt.min_height = static_cast<int>(swapped ? target.width : target.height);
@@ -203,7 +198,7 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob
   }
   if (steps.crop) image = apply_crop(image, *steps.crop);
   if (resize) {
-    if (!dct_hint) target = target_size(*resize, transforms::image_size(image, vision::Layout::kHWC));
+    if (!dct_hint) target = resize_target(*resize, transforms::image_size(image, vision::Layout::kHWC));
     transforms::ResizeOptions ro;
     ro.interpolation = parse_interp(args.interp);
     ro.antialias = !args.no_antialias;
@@ -215,18 +210,7 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob
     transforms::Rng rng(*steps.noise_seed, noise_stream(job.relative));
     image = transforms::gaussian_noise(image, rng, 0.0, args.noise, /*clip=*/true);
   }
-  std::vector<uint8_t> bytes;
-  if (jpeg_out) {
-    vision::JpegEncodeOptions jo;
-    jo.quality = args.quality;
-    jo.layout = vision::Layout::kHWC;
-    bytes = vision::encode_jpeg(image, jo);
-  } else {
-    vision::PngEncodeOptions po;
-    po.compression_level = args.compression;
-    po.layout = vision::Layout::kHWC;
-    bytes = vision::encode_png(image, po);
-  }
+  const std::vector<uint8_t> bytes = encode_hwc(image, jpeg_out, args.quality, args.compression);
   create_output_folder(job.output);
   write_file_atomic(job.output, bytes, args.overwrite);
   return src.size();

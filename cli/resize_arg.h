@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "loom/transforms/resize.h"
+
 namespace loom::cli {
 
 // A resize request: exact size, or the shorter side with the aspect ratio kept.
@@ -39,6 +41,12 @@ inline std::optional<ResizeSpec> parse_resize(const std::string& text) {
     throw CLI::ValidationError("--resize", fmt::format("'{}' is not WxH or N (positive integers)", text));
   }
   return spec;
+}
+
+// The output size of `resize` for an input of size `input`.
+inline transforms::Size resize_target(const ResizeSpec& resize, transforms::Size input) {
+  return resize.shorter > 0 ? transforms::size_for_shorter_side(input, resize.shorter)
+                            : transforms::Size{resize.height, resize.width};
 }
 
 }  // namespace loom::cli
