@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/tensor.h"
+
 namespace CLI {
 class App;
 }
@@ -54,6 +56,9 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
 // Installs the SIGINT/SIGTERM handlers run_batch uses: delete the temporary files of write_file_atomic
 // calls in progress, then die of the signal. For commands that write many outputs without run_batch.
 void install_interrupt_cleanup();
+
+// Encodes a uint8 HWC image as JPEG (`quality` 1-100) when `jpeg`, else as PNG (zlib `compression` 0-9).
+std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int compression);
 
 // Creates the folder that will hold `output`. Throws loom::Error(kIo) naming the folder when it cannot.
 void create_output_folder(const std::filesystem::path& output);

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "batch.h"
@@ -87,6 +87,21 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 
 constexpr size_t kMaxListItems = 1'000'000;
 
+// A comma-separated list of at most kMaxListItems items, each read by `parse_item`. Throws
+// CLI::ValidationError(`option`) naming the list and what its items are (`what`) for a bad one.
+template <typename Parse>
+auto parse_list(const std::string& text, Parse parse_item, const char* option, const char* what) {
+  std::vector<typename std::invoke_result_t<Parse, std::string_view>::value_type> out;
+  for (const std::string_view item : split(text, ',')) {
+    const auto value = parse_item(item);
+    if (!value || out.size() >= kMaxListItems) {
+      throw CLI::ValidationError(option, fmt::format("'{}' is not a comma-separated list of {}", text, what));
+    }
+    out.push_back(*value);
+  }
+  return out;
+}
+
 // Throws CLI::ValidationError for two selectors or a malformed one.
 Selector parse_selector(const FramesArgs& args) {
   const int given = args.indices.has_value() + args.times.has_value() + args.range.has_value() +
@@ -97,22 +112,10 @@ Selector parse_selector(const FramesArgs& args) {
   Selector s;
   if (args.indices) {
     s.kind = SelectorKind::kIndices;
-    for (const std::string_view item : split(*args.indices, ',')) {
-      const std::optional<int64_t> i = parse_int(item);
-      if (!i || s.indices.size() >= kMaxListItems) {
-        throw CLI::ValidationError("--indices", fmt::format("'{}' is not a comma-separated list of integers", *args.indices));
-      }
-      s.indices.push_back(*i);
-    }
+    s.indices = parse_list(*args.indices, parse_int, "--indices", "integers");
   } else if (args.times) {
     s.kind = SelectorKind::kTimes;
-    for (const std::string_view item : split(*args.times, ',')) {
-      const std::optional<double> t = parse_seconds(item);
-      if (!t || s.times.size() >= kMaxListItems) {
-        throw CLI::ValidationError("--times", fmt::format("'{}' is not a comma-separated list of seconds", *args.times));
-      }
-      s.times.push_back(*t);
-    }
+    s.times = parse_list(*args.times, parse_seconds, "--times", "seconds");
   } else if (args.range) {
     s.kind = SelectorKind::kRange;
     const std::vector<std::string_view> parts = split(*args.range, ':');
@@ -233,19 +236,7 @@ struct Output {
   // Encodes (and, unless null, writes) one HWC frame.
   void write(int64_t index, const Tensor& frame) const {
     if (extension.empty()) return;
-    std::vector<uint8_t> bytes;
-    if (extension == "jpg") {
-      vision::JpegEncodeOptions jo;
-      jo.quality = quality;
-      jo.layout = vision::Layout::kHWC;
-      bytes = vision::encode_jpeg(frame, jo);
-    } else {
-      vision::PngEncodeOptions po;
-      po.compression_level = compression;
-      po.layout = vision::Layout::kHWC;
-      bytes = vision::encode_png(frame, po);
-    }
-    write_file_atomic(path(index), bytes, overwrite);
+    write_file_atomic(path(index), encode_hwc(frame, extension == "jpg", quality, compression), overwrite);
   }
 };
 
@@ -323,9 +314,7 @@ int run_frames(const FramesArgs& args) {
     const video::StreamMetadata& m = decoder->metadata();
     if (resize) {
       // Resized in the colour conversion: reopen with the output size computed from the stream's.
-      const transforms::Size target =
-          resize->shorter > 0 ? transforms::size_for_shorter_side(transforms::Size{m.height, m.width}, resize->shorter)
-                              : transforms::Size{resize->height, resize->width};
+      const transforms::Size target = resize_target(*resize, transforms::Size{m.height, m.width});
       options.output_size = video::Size{static_cast<int>(target.height), static_cast<int>(target.width)};
       decoder.reset();
       decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
@@ -357,8 +346,7 @@ int run_frames(const FramesArgs& args) {
   }
 
   install_interrupt_cleanup();
-  const int threads =
-      args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = worker_count(args.jobs);
   const video::StreamMetadata& m = decoder->metadata();
   const int64_t out_h = options.output_size ? options.output_size->height : m.height;
   const int64_t out_w = options.output_size ? options.output_size->width : m.width;
