@@ -14,21 +14,11 @@
 #include <exception>
 #include <string>
 
+#include "json_escape.h"
 #include "loom/audio/load.h"
 #include "median_time.h"
 
-namespace {
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-}  // namespace
+using loom::bench::json_escape;
 
 int main(int argc, char** argv) {
   loom::audio::LoadOptions options;  // normalize = true, float32

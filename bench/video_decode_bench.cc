@@ -24,18 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "json_escape.h"
 #include "loom/video/decoder.h"
 
 namespace {
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
+using loom::bench::json_escape;
 
 std::vector<int64_t> parse_indices(const char* s) {
   std::vector<int64_t> out;
