@@ -25,43 +25,25 @@ for f in "$build/cli/loom" "$build/bench/loom_bench_image_decode" "$build/bench/
   [[ -x "$f" ]] || { echo "missing $f: build loom first" >&2; exit 1; }
 done
 
-echo "== image decode (results in $results)"
-"$py" "$here/image_decode.py" --loom-bench "$build/bench/loom_bench_image_decode" \
-  --json "$results/decode.json" | tee "$results/decode.txt"
-echo "== convert --resize 256"
-"$py" "$here/convert_resize.py" --loom "$build/cli/loom" \
-  --json "$results/convert.json" | tee "$results/convert.txt"
-echo "== resize"
-"$py" "$here/resize.py" --loom-bench "$build/bench/loom_bench_resize" \
-  --json "$results/resize.json" | tee "$results/resize.txt"
-echo "== gaussian noise and normalize"
-if [[ -x "$build/bench/loom_bench_color" ]]; then
-  "$py" "$here/noise_normalize.py" --loom-bench "$build/bench/loom_bench_color" \
-    --json "$results/noise_normalize.json" | tee "$results/noise_normalize.txt"
-else
-  echo "missing $build/bench/loom_bench_color: build loom first" >&2; exit 1
-fi
-echo "== geometric transforms"
-if [[ -x "$build/bench/loom_bench_geometry" ]]; then
-  "$py" "$here/geometry.py" --loom-bench "$build/bench/loom_bench_geometry" \
-    --json "$results/geometry.json" | tee "$results/geometry.txt"
-else
-  echo "missing $build/bench/loom_bench_geometry: build loom first" >&2; exit 1
-fi
-echo "== audio load"
-if [[ -x "$build/bench/loom_bench_audio_load" ]]; then
-  "$py" "$here/audio_load.py" --loom-bench "$build/bench/loom_bench_audio_load" \
-    --json "$results/audio_load.json" | tee "$results/audio_load.txt"
-else
-  echo "missing $build/bench/loom_bench_audio_load: build loom first" >&2; exit 1
-fi
-echo "== video decode"
-if [[ -x "$build/bench/loom_bench_video_decode" ]]; then
-  "$py" "$here/video_decode.py" --loom-bench "$build/bench/loom_bench_video_decode" \
-    --json "$results/video_decode.json" | tee "$results/video_decode.txt"
-else
-  echo "missing $build/bench/loom_bench_video_decode: build loom with -DLOOM_BUILD_BENCH=ON first" >&2; exit 1
-fi
+# step TITLE SCRIPT NAME TOOL [HINT]: runs bench/SCRIPT.py on TOOL (passed as --loom for cli/loom, else
+# as --loom-bench), writing $results/NAME.json and NAME.txt; stops when TOOL is missing.
+step() {
+  local title=$1 script=$2 name=$3 tool=$4 hint=${5:-build loom first}
+  echo "== $title"
+  [[ -x "$tool" ]] || { echo "missing $tool: $hint" >&2; exit 1; }
+  local flag=--loom-bench
+  [[ "$tool" == "$build/cli/loom" ]] && flag=--loom
+  "$py" "$here/$script.py" "$flag" "$tool" --json "$results/$name.json" | tee "$results/$name.txt"
+}
+
+step "image decode (results in $results)" image_decode decode "$build/bench/loom_bench_image_decode"
+step "convert --resize 256" convert_resize convert "$build/cli/loom"
+step "resize" resize resize "$build/bench/loom_bench_resize"
+step "gaussian noise and normalize" noise_normalize noise_normalize "$build/bench/loom_bench_color"
+step "geometric transforms" geometry geometry "$build/bench/loom_bench_geometry"
+step "audio load" audio_load audio_load "$build/bench/loom_bench_audio_load"
+step "video decode" video_decode video_decode "$build/bench/loom_bench_video_decode" \
+  "build loom with -DLOOM_BUILD_BENCH=ON first"
 echo "== plot"
 "$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
   --noise-normalize "$results/noise_normalize.json" \
