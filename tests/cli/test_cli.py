@@ -255,10 +255,10 @@ def test_quiet_prints_no_summary(run_loom, media, tmp_path):
     assert result.returncode == 0 and result.stderr == ""
 
 
-def test_progress_bar_only_on_a_terminal(loom, media, tmp_path):
+def run_with_stderr_on_a_terminal(cmd):
+    """Runs `cmd` with its stderr on a pseudo-terminal; returns the CompletedProcess and what it wrote there."""
     master, slave = pty.openpty()
-    proc = subprocess.run([str(loom), "convert", str(media / "images" / "png"), "-o", str(tmp_path / "tty")],
-                          stderr=slave, stdout=subprocess.DEVNULL, timeout=120)
+    proc = subprocess.run(cmd, stderr=slave, stdout=subprocess.DEVNULL, timeout=120)
     os.close(slave)
     chunks = []
     try:
@@ -271,6 +271,11 @@ def test_progress_bar_only_on_a_terminal(loom, media, tmp_path):
         pass
     os.close(master)
     text = b"".join(chunks).decode(errors="replace")
+    return proc, text
+
+
+def test_progress_bar_only_on_a_terminal(loom, media, tmp_path):
+    proc, text = run_with_stderr_on_a_terminal([str(loom), "convert", str(media / "images" / "png"), "-o", str(tmp_path / "tty")])
     assert proc.returncode == 0
     assert "[####" in text and "ok, 0 failed" in text
 
@@ -791,21 +796,7 @@ def test_audio_missing_input_is_reported_and_the_rest_converted(run_loom, media,
 
 
 def test_audio_progress_bar_only_on_a_terminal(loom, audio_folder, tmp_path):
-    master, slave = pty.openpty()
-    proc = subprocess.run([str(loom), "audio", str(audio_folder), "-o", str(tmp_path / "tty"), "--format", "wav"],
-                          stderr=slave, stdout=subprocess.DEVNULL, timeout=120)
-    os.close(slave)
-    chunks = []
-    try:
-        while True:
-            data = os.read(master, 65536)
-            if not data:
-                break
-            chunks.append(data)
-    except OSError:
-        pass
-    os.close(master)
-    text = b"".join(chunks).decode(errors="replace")
+    proc, text = run_with_stderr_on_a_terminal([str(loom), "audio", str(audio_folder), "-o", str(tmp_path / "tty"), "--format", "wav"])
     assert proc.returncode == 1  # the corrupt file
     assert "[####" in text and "6 ok, 1 failed" in text
     quiet = subprocess.run([str(loom), "audio", str(audio_folder), "-o", str(tmp_path / "q"), "-q"],
