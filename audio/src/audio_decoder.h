@@ -66,6 +66,9 @@ std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits& limits);
 // FFmpeg; throws loom::Error when the input cannot be decoded.
 std::unique_ptr<Decoder> open_ffmpeg(const Input& input, int stream_index, const Limits& limits);
 
+// Throws unless a stream's channels and rate are positive and within the limits (load, reader and info).
+void check_stream(const std::string& name, int channels, int sample_rate, const Limits& limits);
+
 // open_sndfile, else open_ffmpeg; checks the stream index, channels and rate against the limits.
 std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, const Limits& limits);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "audio_decoder.h"
 #include "loom/codec/error.h"
 #include "loom/codec/media_probe.h"
 #include "loom/codec/sniff.h"
@@ -31,15 +32,7 @@ AudioInfo info(const std::filesystem::path& path, const Limits& limits) {
   const ContainerInfo container = probe_container(path, limits);
   const StreamInfo* s = container.first("audio");
   if (s == nullptr) throw Error(ErrorCode::kInvalidInput, path.string(), "holds no audio stream");
-  if (s->channels <= 0 || s->sample_rate <= 0) {
-    throw Error(ErrorCode::kInvalidInput, path.string(),
-                fmt::format("audio stream has {} channels at {} Hz", s->channels, s->sample_rate));
-  }
-  if (s->channels > limits.max_audio_channels || s->sample_rate > limits.max_sample_rate) {
-    throw Error(ErrorCode::kLimitExceeded, path.string(),
-                fmt::format("audio stream of {} channels at {} Hz exceeds the limits ({} channels, {} Hz)", s->channels,
-                            s->sample_rate, limits.max_audio_channels, limits.max_sample_rate));
-  }
+  detail::check_stream(path.string(), s->channels, s->sample_rate, limits);
   AudioInfo a;
   a.format = format_name(sniff_file(path));
   if (a.format == "unknown") a.format = container.demuxer;

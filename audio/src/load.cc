@@ -16,6 +16,17 @@
 namespace loom::audio {
 namespace detail {
 
+void check_stream(const std::string& name, int channels, int sample_rate, const Limits& limits) {
+  if (channels <= 0 || sample_rate <= 0) {
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("audio stream has {} channels at {} Hz", channels, sample_rate));
+  }
+  if (channels > limits.max_audio_channels || sample_rate > limits.max_sample_rate) {
+    throw Error(ErrorCode::kLimitExceeded, name,
+                fmt::format("audio stream of {} channels at {} Hz exceeds the limits ({} channels, {} Hz)", channels,
+                            sample_rate, limits.max_audio_channels, limits.max_sample_rate));
+  }
+}
+
 std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, const Limits& limits) {
   const std::string name = input.name();
   if (stream_index < -1) throw Error(ErrorCode::kInvalidInput, name, fmt::format("stream index {}", stream_index));
@@ -35,15 +46,7 @@ std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, cons
                                                             stream_index));
   }
   if (d == nullptr) d = open_ffmpeg(input, stream_index, limits);
-  if (d->channels() <= 0 || d->sample_rate() <= 0) {
-    throw Error(ErrorCode::kInvalidInput, name,
-                fmt::format("audio stream has {} channels at {} Hz", d->channels(), d->sample_rate()));
-  }
-  if (d->channels() > limits.max_audio_channels || d->sample_rate() > limits.max_sample_rate) {
-    throw Error(ErrorCode::kLimitExceeded, name,
-                fmt::format("audio stream of {} channels at {} Hz exceeds the limits ({} channels, {} Hz)",
-                            d->channels(), d->sample_rate(), limits.max_audio_channels, limits.max_sample_rate));
-  }
+  check_stream(name, d->channels(), d->sample_rate(), limits);
   return d;
 }
 
