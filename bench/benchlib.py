@@ -8,14 +8,20 @@ Needs Debian's Python and packages: /usr/bin/python3 with python3-numpy and pyth
 - test images: synthetic_rgb() makes a smooth pattern plus noise (photo-like for a JPEG encoder:
   smooth areas and fine texture), write_test_jpegs() saves such images at set-up time into a
   temporary folder. Generated media are never committed;
-- machine_info(): CPU model, cores, AVX-512, date and library versions, stored with every result.
+- machine_info(): CPU model, cores, AVX-512, date and library versions, stored with every result;
+- loom_bench_args() and run_loom_bench_on_image(): the command line and the C++ bench run shared by
+  the scripts that time one loom_bench_* program on synthetic images (resize.py, geometry.py,
+  noise_normalize.py).
 """
 
+import argparse
 import datetime
+import json
 import math
 import os
 import platform
 import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -131,3 +137,23 @@ def _version_of(module):
     import sys
 
     return getattr(sys.modules.get(module), "__version__", None)
+
+
+def loom_bench_args(description, program):
+    """Parses --loom-bench (the path of `program`, required) and --json (optional output path)."""
+    p = argparse.ArgumentParser(description=description.split("\n")[0])
+    p.add_argument("--loom-bench", required=True, help=f"path of {program}")
+    p.add_argument("--json", help="also write the results as JSON here")
+    return p.parse_args()
+
+
+def run_loom_bench_on_image(bench, image, *extra):
+    """Runs `bench RAW W H *extra` on `image` (H x W x 3 uint8, saved raw to a temporary file) and
+    returns its output lines, one JSON object each, as dicts."""
+    with tempfile.NamedTemporaryFile(suffix=".rgb") as raw:
+        raw.write(image.tobytes())
+        raw.flush()
+        h, w, _ = image.shape
+        out = subprocess.run([bench, raw.name, str(w), str(h), *extra], capture_output=True, text=True,
+                             check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]

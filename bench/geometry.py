@@ -24,11 +24,8 @@ check that both got the same geometry (not 0: rounding and edge handling differ)
 Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom
 time (> 1: loom is faster): torchvision / loom CHW and OpenCV / loom HWC.
 """
-import argparse
 import json
 import math
-import subprocess
-import tempfile
 
 import cv2
 import numpy as np
@@ -46,13 +43,6 @@ OPS = ["hflip", "vflip", "crop", "pad_constant", "pad_reflect", "rotate_nearest"
        "rotate_nearest_expand", "rotate_bilinear_expand", "affine_nearest", "affine_bilinear", "perspective_bilinear"]
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--loom-bench", required=True, help="path of loom_bench_geometry")
-    p.add_argument("--json", help="also write the results as JSON here")
-    return p.parse_args()
-
-
 def params(w, h):
     """Crop window (top, left, height, width) and perspective end points for a w x h image."""
     crop = (h // 4, w // 4, h // 2, w // 2)
@@ -64,17 +54,11 @@ def params(w, h):
 
 def loom_times(bench, image, crop, end):
     """{(layout, op): ms} from loom_bench_geometry on `image` (H x W x 3 uint8)."""
-    with tempfile.NamedTemporaryFile(suffix=".rgb") as raw:
-        raw.write(image.tobytes())
-        raw.flush()
-        h, w, _ = image.shape
-        a = AFFINE
-        args = [f"crop={','.join(map(str, crop))}", f"pad={PAD}", f"angle={ANGLE}",
-                f"affine={a['angle']},{a['translate'][0]},{a['translate'][1]},{a['scale']},{a['shear'][0]},{a['shear'][1]}",
-                "perspective=" + ",".join(str(v) for p in end for v in p)]
-        out = subprocess.run([bench, raw.name, str(w), str(h), *args], capture_output=True, text=True,
-                             check=True).stdout
-    return {(r["layout"], r["op"]): r["ms"] for r in map(json.loads, out.splitlines())}
+    a = AFFINE
+    args = [f"crop={','.join(map(str, crop))}", f"pad={PAD}", f"angle={ANGLE}",
+            f"affine={a['angle']},{a['translate'][0]},{a['translate'][1]},{a['scale']},{a['shear'][0]},{a['shear'][1]}",
+            "perspective=" + ",".join(str(v) for p in end for v in p)]
+    return {(r["layout"], r["op"]): r["ms"] for r in benchlib.run_loom_bench_on_image(bench, image, *args)}
 
 
 def cv_affine(inverse, in_size, out_size):
@@ -145,7 +129,7 @@ def peer_ops(image, crop, start, end):
 
 
 def main():
-    args = parse_args()
+    args = benchlib.loom_bench_args(__doc__, "loom_bench_geometry")
     cv2.setNumThreads(1)
     torch.set_num_threads(1)
     rows = []

@@ -24,10 +24,7 @@ The same synthetic RGB images (benchlib.synthetic_rgb, 1920x1080 and 224x224) go
 Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom time
 (> 1: loom is faster).
 """
-import argparse
 import json
-import subprocess
-import tempfile
 
 import cv2
 import numpy as np
@@ -40,23 +37,10 @@ MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--loom-bench", required=True, help="path of loom_bench_color")
-    p.add_argument("--json", help="also write the results as JSON here")
-    return p.parse_args()
-
-
 def loom_times(bench, image):
     """{op: {target: ms}} from loom_bench_color on `image` (H x W x 3 uint8)."""
-    with tempfile.NamedTemporaryFile(suffix=".rgb") as raw:
-        raw.write(image.tobytes())
-        raw.flush()
-        h, w, _ = image.shape
-        out = subprocess.run([bench, raw.name, str(w), str(h)], capture_output=True, text=True, check=True).stdout
     times = {}
-    for line in out.splitlines():
-        r = json.loads(line)
+    for r in benchlib.run_loom_bench_on_image(bench, image):
         times.setdefault(r["op"], {})[r["target"]] = r["ms"]
     return times
 
@@ -96,7 +80,7 @@ def peer_times(image):
 
 
 def main():
-    args = parse_args()
+    args = benchlib.loom_bench_args(__doc__, "loom_bench_color")
     cv2.setNumThreads(1)
     torch.set_num_threads(1)
     rows = []

@@ -19,11 +19,7 @@ The same synthetic RGB image (smooth pattern plus noise, benchlib.synthetic_rgb)
 Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom
 time on the best target (> 1: loom is faster).
 """
-import argparse
 import json
-import os
-import subprocess
-import tempfile
 
 import cv2
 import numpy as np
@@ -38,29 +34,16 @@ CASES = [((1920, 1080), (224, 224)), ((512, 512), (224, 224)), ((1920, 1080), (6
          ((224, 224), (512, 512))]
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--loom-bench", required=True, help="path of loom_bench_resize")
-    p.add_argument("--json", help="also write the results as JSON here")
-    return p.parse_args()
-
-
 def loom_times(bench, image, out_sizes):
     """({(target, out): ms} for uint8 HWC, {out: ms} for float32 CHW) from loom_bench_resize on `image`
     (H x W x 3 uint8)."""
-    with tempfile.NamedTemporaryFile(suffix=".rgb") as raw:
-        raw.write(image.tobytes())
-        raw.flush()
-        h, w, _ = image.shape
-        out = subprocess.run([bench, raw.name, str(w), str(h), *[f"{ow}x{oh}" for ow, oh in out_sizes]],
-                             capture_output=True, text=True, check=True).stdout
-    lines = [json.loads(line) for line in out.splitlines()]
+    lines = benchlib.run_loom_bench_on_image(bench, image, *[f"{ow}x{oh}" for ow, oh in out_sizes])
     return ({(r["target"], r["out"]): r["ms"] for r in lines if "target" in r},
             {r["out"]: r["ms"] for r in lines if r.get("dtype") == "float32"})
 
 
 def main():
-    args = parse_args()
+    args = benchlib.loom_bench_args(__doc__, "loom_bench_resize")
     cv2.setNumThreads(1)
     torch.set_num_threads(1)
     rows = []
