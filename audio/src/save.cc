@@ -245,8 +245,7 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   settings.global_header = (ofmt->flags & AVFMT_GLOBALHEADER) != 0;
   ffmpeg_rate_settings(format, o, codec, channels, sample_rate, settings, name);
 
-  static std::once_flag quiet;
-  std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
+  ffmpeg::quiet_logging();
   AVFormatContext* raw = nullptr;
   if (const int r = avformat_alloc_output_context2(&raw, ofmt, nullptr, nullptr); r < 0) {
     ffmpeg::throw_error(r, name, "cannot create the muxer");
@@ -257,16 +256,8 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   AVStream* stream = encoder.add_stream(mux.get());
 
   MemoryOutput out;
-  constexpr int kBufferSize = 64 * 1024;
-  auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferSize));
-  if (buffer == nullptr) throw std::bad_alloc();
-  AVIOContext* io = avio_alloc_context(buffer, kBufferSize, 1, &out, nullptr, memory_write, memory_seek);
-  if (io == nullptr) {
-    av_free(buffer);
-    throw std::bad_alloc();
-  }
-  UniqueAvio io_owner(io);
-  mux->pb = io;
+  const UniqueAvio io = ffmpeg::make_avio(64 * 1024, &out, nullptr, memory_write, memory_seek);
+  mux->pb = io.get();
   mux->flags |= AVFMT_FLAG_CUSTOM_IO;
   if (const int r = avformat_write_header(mux.get(), nullptr); r < 0) ffmpeg::throw_error(r, name, "cannot write the header");
   const AVRational codec_tb = encoder.context()->time_base;
@@ -281,7 +272,7 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   encoder.feed(planes.data(), planar.size(1), sink);
   encoder.finish(sink);
   if (const int r = av_write_trailer(mux.get()); r < 0) ffmpeg::throw_error(r, name, "cannot write the trailer");
-  avio_flush(io);
+  avio_flush(io.get());
   if (io->error < 0) ffmpeg::throw_error(io->error, name, "cannot write");
   return std::move(out.bytes);
 }

@@ -41,14 +41,29 @@ void throw_error(int errnum, const std::string& input, const std::string& what) 
   throw Error(code, input, fmt::format("{}: {}", what, error_string(errnum)));
 }
 
+void quiet_logging() {
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
+}
+
+UniqueAvio make_avio(int buffer_size, void* opaque, int (*read)(void*, uint8_t*, int),
+                     int (*write)(void*, uint8_t*, int), int64_t (*seek)(void*, int64_t, int)) {
+  auto* buffer = static_cast<unsigned char*>(av_malloc(static_cast<size_t>(buffer_size)));
+  if (buffer == nullptr) throw std::bad_alloc();
+  AVIOContext* io = avio_alloc_context(buffer, buffer_size, write != nullptr ? 1 : 0, opaque, read, write, seek);
+  if (io == nullptr) {
+    av_free(buffer);
+    throw std::bad_alloc();
+  }
+  return UniqueAvio(io);
+}
+
 namespace {
 
 // Shared by both open_input overloads: `pb` is a custom AVIOContext or nullptr for a file path.
 UniqueFormatContext open_with(const std::string& path, const std::string& url, AVIOContext* pb, const Limits& limits,
                               Deadline& deadline) {
-  static std::once_flag quiet;
-  std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
-
+  quiet_logging();
   AVFormatContext* raw = avformat_alloc_context();
   if (raw == nullptr) throw std::bad_alloc();
   raw->interrupt_callback = {interrupt_callback, &deadline};
@@ -132,16 +147,8 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
 MemoryInput open_input(const ByteSource& source, const Limits& limits, Deadline& deadline) {
   MemoryInput in;
   in.state = std::make_shared<MemoryInput::State>(MemoryInput::State{source, 0});
-  constexpr int kBufferSize = 64 * 1024;
-  auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferSize));
-  if (buffer == nullptr) throw std::bad_alloc();
-  AVIOContext* io = avio_alloc_context(buffer, kBufferSize, 0, in.state.get(), memory_read, nullptr, memory_seek);
-  if (io == nullptr) {
-    av_free(buffer);
-    throw std::bad_alloc();
-  }
-  in.io.reset(io);
-  in.ctx = open_with(source.name(), source.name(), io, limits, deadline);
+  in.io = make_avio(64 * 1024, in.state.get(), memory_read, nullptr, memory_seek);
+  in.ctx = open_with(source.name(), source.name(), in.io.get(), limits, deadline);
   return in;
 }
 

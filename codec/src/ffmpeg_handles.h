@@ -61,6 +61,15 @@ struct AvioDeleter {
 };
 using UniqueAvio = std::unique_ptr<AVIOContext, AvioDeleter>;
 
+// Silences FFmpeg's own log output (loom reports every failure as a loom::Error). Idempotent and
+// thread-safe; every entry point that opens a demuxer, muxer or codec calls it.
+void quiet_logging();
+
+// A custom AVIOContext over `opaque` with an av_malloc'ed buffer of `buffer_size` bytes (owned by the
+// result). `write` non-null makes it an output context.
+UniqueAvio make_avio(int buffer_size, void* opaque, int (*read)(void*, uint8_t*, int),
+                     int (*write)(void*, uint8_t*, int), int64_t (*seek)(void*, int64_t, int));
+
 // FFmpeg's message for an AVERROR code.
 std::string error_string(int errnum);
 

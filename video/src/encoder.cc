@@ -45,11 +45,6 @@ using ffmpeg::UniquePacket;
 using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
 using UniqueDict = std::unique_ptr<AVDictionary, ffmpeg::DictionaryDeleter>;
 
-void quiet_ffmpeg() {
-  static std::once_flag once;
-  std::call_once(once, [] { av_log_set_level(AV_LOG_QUIET); });
-}
-
 template <typename T>
 T* check_alloc(T* p) {
   if (p == nullptr) throw std::bad_alloc();
@@ -324,7 +319,7 @@ int VideoEncoder::fps_den() const {
 
 VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, int height, const EncoderOptions& options,
                                 const std::optional<AudioTrack>& audio) {
-  quiet_ffmpeg();
+  ffmpeg::quiet_logging();
   auto impl = std::make_unique<Impl>();
   Impl& s = *impl;
   s.input = path.string();
@@ -500,16 +495,8 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
   s.file->tmp = tmpl;
   s.file->slot = pending_files::add(tmpl.c_str());
   try {
-    constexpr int kBufferSize = 256 * 1024;
-    auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferSize));
-    if (buffer == nullptr) throw std::bad_alloc();
-    AVIOContext* io = avio_alloc_context(buffer, kBufferSize, 1, s.file.get(), nullptr, write_packet, seek_packet);
-    if (io == nullptr) {
-      av_free(buffer);
-      throw std::bad_alloc();
-    }
-    s.io.reset(io);
-    s.fmt->pb = io;
+    s.io = ffmpeg::make_avio(256 * 1024, s.file.get(), nullptr, write_packet, seek_packet);
+    s.fmt->pb = s.io.get();
     s.fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
     if (const int r = avformat_write_header(s.fmt.get(), nullptr); r < 0) s.ffmpeg_fail(r, "cannot write the header");
   } catch (...) {
