@@ -39,10 +39,15 @@ Tensor from_planar(const Tensor& planar, vision::Layout layout) {
 
 namespace {
 
-void check_channels(int64_t c, std::initializer_list<int64_t> allowed, const char* op) {
-  if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) {
+// The checks every color op starts with: a 3-D CPU uint8 or float32 image of 1 or 3 channels; returns
+// the channel count.
+int64_t checked_color_image(const Tensor& image, vision::Layout layout, const char* op) {
+  const int64_t c = checked_channels(image, layout, op);
+  check_u8_or_f32(image, op);
+  if (c != 1 && c != 3) {
     throw Error(ErrorCode::kInvalidInput, op, fmt::format("the image has {} channels; expected 1 or 3", c));
   }
+  return c;
 }
 
 void check_non_negative(double v, const char* op, const char* what) {
@@ -156,9 +161,7 @@ inline void hsv_to_rgb(Hsv hsv, float& r, float& g, float& b) {
 
 Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels, vision::Layout layout) {
   const char* op = "rgb_to_grayscale";
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  check_channels(c, {1, 3}, op);
+  const int64_t c = checked_color_image(image, layout, op);
   if (num_output_channels != 1 && num_output_channels != 3) {
     throw Error(ErrorCode::kInvalidInput, op,
                 fmt::format("num_output_channels must be 1 or 3, got {}", num_output_channels));
@@ -181,9 +184,7 @@ Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels, vision::La
 
 Tensor adjust_brightness(const Tensor& image, double factor, vision::Layout layout) {
   const char* op = "adjust_brightness";
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  check_channels(c, {1, 3}, op);
+  checked_color_image(image, layout, op);
   check_non_negative(factor, op, "brightness factor");
   const Tensor src = image.contiguous();  // pixel-wise: any layout as is
   Tensor out = Tensor::empty(src.shape(), src.dtype());
@@ -205,9 +206,7 @@ Tensor adjust_brightness(const Tensor& image, double factor, vision::Layout layo
 
 Tensor adjust_contrast(const Tensor& image, double factor, vision::Layout layout) {
   const char* op = "adjust_contrast";
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  check_channels(c, {1, 3}, op);
+  const int64_t c = checked_color_image(image, layout, op);
   check_non_negative(factor, op, "contrast factor");
   const Tensor planar = to_planar(image, layout);
   const int64_t hw = planar.size(1) * planar.size(2);
@@ -228,9 +227,7 @@ Tensor adjust_contrast(const Tensor& image, double factor, vision::Layout layout
 
 Tensor adjust_saturation(const Tensor& image, double factor, vision::Layout layout) {
   const char* op = "adjust_saturation";
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  check_channels(c, {1, 3}, op);
+  const int64_t c = checked_color_image(image, layout, op);
   check_non_negative(factor, op, "saturation factor");
   if (c == 1) return image.clone();
   const Tensor planar = to_planar(image, layout);
@@ -245,9 +242,7 @@ Tensor adjust_saturation(const Tensor& image, double factor, vision::Layout layo
 
 Tensor adjust_hue(const Tensor& image, double hue_factor, vision::Layout layout) {
   const char* op = "adjust_hue";
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  check_channels(c, {1, 3}, op);
+  const int64_t c = checked_color_image(image, layout, op);
   if (!(hue_factor >= -0.5 && hue_factor <= 0.5)) {
     throw Error(ErrorCode::kInvalidInput, op, fmt::format("hue_factor must be in [-0.5, 0.5], got {}", hue_factor));
   }
@@ -284,9 +279,7 @@ Tensor adjust_hue(const Tensor& image, double hue_factor, vision::Layout layout)
 
 Tensor adjust_gamma(const Tensor& image, double gamma, double gain, vision::Layout layout) {
   const char* op = "adjust_gamma";
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  check_channels(c, {1, 3}, op);
+  checked_color_image(image, layout, op);
   check_non_negative(gamma, op, "gamma");
   if (!std::isfinite(gain)) throw Error(ErrorCode::kInvalidInput, op, "gain must be finite");
   const Tensor src = image.contiguous();
