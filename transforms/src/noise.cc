@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "color_kernels.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/noise.h"
 #include "noise_kernels.h"
@@ -82,14 +83,8 @@ float ziggurat_fallback(const NoiseJob& job, uint32_t index, int32_t h) {
 
 Tensor gaussian_noise(const Tensor& image, Rng& rng, double mean, double sigma, bool clip) {
   const char* op = "gaussian_noise";
-  if (!image.defined() || image.ndim() != 3) {
-    throw Error(ErrorCode::kInvalidInput, op, "expected a 3-D image tensor");
-  }
-  if (!image.device().is_cpu()) throw Error(ErrorCode::kUnsupported, op, "the image is not on the CPU");
-  if (image.dtype() != DType::kUInt8 && image.dtype() != DType::kFloat32) {
-    throw Error(ErrorCode::kUnsupported, op,
-                fmt::format("expected a uint8 or float32 image, got {}", to_string(image.dtype())));
-  }
+  checked_channels(image, vision::Layout::kCHW, op);  // element-wise: any layout
+  check_u8_or_f32(image, op);
   if (!std::isfinite(mean) || !std::isfinite(sigma) || sigma < 0.0) {
     throw Error(ErrorCode::kInvalidInput, op,
                 fmt::format("mean must be finite and sigma finite and >= 0, got mean {} sigma {}", mean, sigma));
