@@ -69,8 +69,8 @@ Tensor to_dtype(const Tensor& image, DType dtype, bool scale, vision::Layout lay
                   fmt::format("converts uint8, uint16, float32 and float64, not {}", to_string(d)));
     }
   }
+  if (dtype == image.dtype()) return image.clone();
   const Tensor src = image.contiguous();  // element-wise: the layout stays as it is
-  if (dtype == src.dtype()) return src.clone();
   Tensor out = Tensor::empty(src.shape(), dtype);
   const int64_t n = src.numel();
   if (scale && src.dtype() == DType::kUInt8 && dtype == DType::kFloat32) {
