@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -23,9 +24,7 @@ T fill_value(double v) {
 
 // The fill as `channels` elements of the image dtype, as raw bytes.
 std::vector<uint8_t> fill_bytes(const Fill& fill, DType dtype, int64_t channels) {
-  if (!fill.empty() && fill.size() != 1 && static_cast<int64_t>(fill.size()) != channels) {
-    throw Error(ErrorCode::kInvalidInput, "fill", fmt::format("{} values for an image of {} channels", fill.size(), channels));
-  }
+  check_fill(fill, channels);
   const size_t esize = element_size(dtype);
   std::vector<uint8_t> bytes(esize * static_cast<size_t>(channels));
   for (int64_t c = 0; c < channels; ++c) {
@@ -153,6 +152,12 @@ void remap_plane(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vec
 
 }  // namespace
 
+void check_fill(const Fill& fill, int64_t channels) {
+  if (!fill.empty() && fill.size() != 1 && static_cast<int64_t>(fill.size()) != channels) {
+    throw Error(ErrorCode::kInvalidInput, "fill", fmt::format("{} values for an image of {} channels", fill.size(), channels));
+  }
+}
+
 Tensor remap_axes(const Tensor& image, vision::Layout layout, const std::vector<int64_t>& rows,
                   const std::vector<int64_t>& cols, const Fill& fill) {
   const Tensor src = image.contiguous();
@@ -203,32 +208,30 @@ std::vector<int64_t> padded_axis(int64_t n, int64_t before, int64_t after, PadMo
   return index;
 }
 
+std::vector<int64_t> identity_axis(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+std::vector<int64_t> reversed_axis(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = n - 1 - i;
+  return v;
+}
+
 Tensor rotate90(const Tensor& image, vision::Layout layout, int k) {
   k = ((k % 4) + 4) % 4;
   const bool hwc = layout == vision::Layout::kHWC;
   const int hdim = hwc ? 0 : 1, wdim = hwc ? 1 : 2;
-  const int64_t h = image.size(hdim), w = image.size(wdim);
   if (k == 0) return image.clone();
-  if (k == 2) {
-    std::vector<int64_t> rows(h), cols(w);
-    for (int64_t i = 0; i < h; ++i) rows[i] = h - 1 - i;
-    for (int64_t i = 0; i < w; ++i) cols[i] = w - 1 - i;
-    return remap_axes(image, layout, rows, cols, {});
-  }
+  if (k == 2) return remap_axes(image, layout, reversed_axis(image.size(hdim)), reversed_axis(image.size(wdim)), {});
   // k = 1 (counter-clockwise): out(y, x) = in(x, w - 1 - y); k = 3: out(y, x) = in(h - 1 - x, y). Both
-  // are a transpose view plus one flip, copied once.
-  std::array<int, 3> order = hwc ? std::array<int, 3>{1, 0, 2} : std::array<int, 3>{0, 2, 1};
-  Tensor transposed = image.permute(order);  // axes now (w, h)
-  const int64_t rows = w, cols = h;
-  std::vector<int64_t> row_map(rows), col_map(cols);
-  std::iota(row_map.begin(), row_map.end(), 0);
-  std::iota(col_map.begin(), col_map.end(), 0);
-  if (k == 1) {
-    std::reverse(row_map.begin(), row_map.end());
-  } else {
-    std::reverse(col_map.begin(), col_map.end());
-  }
-  return remap_axes(transposed.contiguous(), layout, row_map, col_map, {});
+  // are a transpose view with one axis reversed (rows for k = 1, columns for k = 3), copied once.
+  const std::array<int, 3> order = hwc ? std::array<int, 3>{1, 0, 2} : std::array<int, 3>{0, 2, 1};
+  const Tensor transposed = image.permute(order);  // axes now (w, h)
+  const int flip = k == 1 ? hdim : wdim;
+  return transposed.slice(flip, -1, -transposed.size(flip) - 1, -1).clone();
 }
 
 }  // namespace loom::transforms::detail

@@ -13,6 +13,9 @@
 
 namespace loom::transforms::detail {
 
+// Error(kInvalidInput) unless `fill` is empty (zero), one value or one value per channel.
+void check_fill(const Fill& fill, int64_t channels);
+
 // out(y, x) = in(rows[y], cols[x]), or the fill where rows[y] or cols[x] is -1. Covers crop (with
 // implicit zero padding), pad in every mode and the flips.
 Tensor remap_axes(const Tensor& image, vision::Layout layout, const std::vector<int64_t>& rows,
@@ -22,6 +25,10 @@ Tensor remap_axes(const Tensor& image, vision::Layout layout, const std::vector<
 // kConstant padding, or the edge/reflect/symmetric index. Error(kInvalidInput) when reflect padding
 // is not smaller than n.
 std::vector<int64_t> padded_axis(int64_t n, int64_t before, int64_t after, PadMode mode);
+
+// 0, 1, ..., n - 1 and n - 1, ..., 1, 0: the index maps of an axis kept as is and of a flipped one.
+std::vector<int64_t> identity_axis(int64_t n);
+std::vector<int64_t> reversed_axis(int64_t n);
 
 // Rotation by k * 90 degrees counter-clockwise (torch.rot90 over H and W), exact.
 Tensor rotate90(const Tensor& image, vision::Layout layout, int k);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 
+#include "geometry_image.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms::detail {
@@ -127,9 +128,7 @@ Tensor warp_typed(const Tensor& image, vision::Layout layout, Size out, const Ma
   const bool hwc = layout == vision::Layout::kHWC;
   const int64_t channels = image_channels(src, layout);
   const Size in = image_size(src, layout);
-  if (!opt.fill.empty() && opt.fill.size() != 1 && static_cast<int64_t>(opt.fill.size()) != channels) {
-    throw Error(ErrorCode::kInvalidInput, "fill", fmt::format("{} values for an image of {} channels", opt.fill.size(), channels));
-  }
+  check_fill(opt.fill, channels);
   std::vector<double> fill(static_cast<size_t>(channels), 0.0);
   for (int64_t k = 0; k < channels && !opt.fill.empty(); ++k) fill[k] = opt.fill[opt.fill.size() == 1 ? 0 : k];
   Tensor result = hwc ? Tensor::empty({out.height, out.width, channels}, src.dtype())
