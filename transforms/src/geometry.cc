@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <numeric>
 
 #include "geometry_annotations.h"
 #include "geometry_image.h"
@@ -15,13 +14,9 @@
 namespace loom::transforms {
 namespace {
 
+using detail::identity_axis;
 using detail::PointMap;
-
-std::vector<int64_t> identity_axis(int64_t n) {
-  std::vector<int64_t> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using detail::reversed_axis;
 
 // Indices start..start+n-1 over an axis of `size` pixels; outside ones are -1 (zero fill).
 std::vector<int64_t> window_axis(int64_t size, int64_t start, int64_t n) {
@@ -96,10 +91,8 @@ void move_annotations(const Sample& in, Sample& out, const AffinePlan& plan) {
 Sample horizontal_flip(const Sample& s) {
   check_canvas(s, "horizontal_flip");
   const Size size = image_size(s);
-  std::vector<int64_t> cols = identity_axis(size.width);
-  std::reverse(cols.begin(), cols.end());
   Sample out = s;
-  out.image = detail::remap_axes(s.image, s.layout, identity_axis(size.height), cols, {});
+  out.image = detail::remap_axes(s.image, s.layout, identity_axis(size.height), reversed_axis(size.width), {});
   move_annotations(s, out, detail::horizontal_flip_boxes, detail::horizontal_flip_keypoints);
   return out;
 }
@@ -107,10 +100,8 @@ Sample horizontal_flip(const Sample& s) {
 Sample vertical_flip(const Sample& s) {
   check_canvas(s, "vertical_flip");
   const Size size = image_size(s);
-  std::vector<int64_t> rows = identity_axis(size.height);
-  std::reverse(rows.begin(), rows.end());
   Sample out = s;
-  out.image = detail::remap_axes(s.image, s.layout, rows, identity_axis(size.width), {});
+  out.image = detail::remap_axes(s.image, s.layout, reversed_axis(size.height), identity_axis(size.width), {});
   move_annotations(s, out, detail::vertical_flip_boxes, detail::vertical_flip_keypoints);
   return out;
 }
