@@ -26,6 +26,7 @@
 #include "loom/codec/error.h"
 #include "loom/transforms/random.h"
 #include "python_reference.h"
+#include "tensor_rows.h"
 
 namespace loom::transforms {
 namespace {
@@ -33,20 +34,8 @@ namespace {
 constexpr std::array<BoxFormat, 3> kAxisFormats = {BoxFormat::kXYXY, BoxFormat::kXYWH, BoxFormat::kCXCYWH};
 constexpr std::array<BoxFormat, 3> kRotatedFormats = {BoxFormat::kXYWHR, BoxFormat::kCXCYWHR, BoxFormat::kXYXYXYXY};
 
-Tensor make(std::vector<std::vector<double>> rows, DType dtype = DType::kFloat64) {
-  const auto n = static_cast<int64_t>(rows.size());
-  const auto k = static_cast<int64_t>(rows.empty() ? 4 : rows[0].size());
-  Tensor t = Tensor::empty({n, k}, dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < k; ++j) {
-      if (dtype == DType::kFloat32) {
-        t.data<float>()[i * k + j] = static_cast<float>(rows[i][j]);
-      } else {
-        t.data<double>()[i * k + j] = rows[i][j];
-      }
-    }
-  }
-  return t;
+Tensor make(const std::vector<std::vector<double>>& rows, DType dtype = DType::kFloat64) {
+  return test_util::rows_tensor(rows, dtype);
 }
 
 double at(const Tensor& t, int64_t i) {

@@ -42,6 +42,7 @@
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/random.h"
 #include "loom/transforms/transform.h"
+#include "tensor_rows.h"
 
 namespace loom::transforms {
 namespace {
@@ -112,29 +113,8 @@ double value_at(const Tensor& t, int64_t i) {
   return t.dtype() == DType::kFloat32 ? static_cast<double>(t.data<float>()[i]) : static_cast<double>(t.data<uint8_t>()[i]);
 }
 
-Tensor make_rows(const std::vector<std::vector<double>>& rows, DType dtype) {
-  const auto n = static_cast<int64_t>(rows.size()), k = static_cast<int64_t>(rows[0].size());
-  Tensor t = Tensor::empty({n, k}, dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < k; ++j) {
-      if (dtype == DType::kFloat32) {
-        t.data<float>()[i * k + j] = static_cast<float>(rows[i][j]);
-      } else {
-        t.data<double>()[i * k + j] = rows[i][j];
-      }
-    }
-  }
-  return t;
-}
-
-std::vector<double> doubles(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<double> v(static_cast<size_t>(c.numel()));
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    v[i] = c.dtype() == DType::kFloat32 ? static_cast<double>(c.data<float>()[i]) : c.data<double>()[i];
-  }
-  return v;
-}
+Tensor make_rows(const std::vector<std::vector<double>>& rows, DType dtype) { return test_util::rows_tensor(rows, dtype); }
+std::vector<double> doubles(const Tensor& t) { return test_util::tensor_doubles(t); }
 
 // The marked image, 3 x kH x kW (CHW) or kH x kW x 3 (HWC), uint8 or float32 (same values).
 Tensor marked_image(vision::Layout layout, DType dtype) {

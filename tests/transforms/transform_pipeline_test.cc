@@ -27,6 +27,7 @@
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/random.h"
 #include "loom/transforms/transform.h"
+#include "tensor_rows.h"
 #include "test_media.h"
 
 namespace loom::transforms {
@@ -61,23 +62,8 @@ Tensor filled(int64_t c, int64_t h, int64_t w, uint8_t v) {
   return t;
 }
 
-Tensor rows_f64(const std::vector<std::vector<double>>& rows) {
-  const auto n = static_cast<int64_t>(rows.size()), k = static_cast<int64_t>(rows[0].size());
-  Tensor t = Tensor::empty({n, k}, DType::kFloat64);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < k; ++j) t.data<double>()[i * k + j] = rows[i][j];
-  }
-  return t;
-}
-
-std::vector<double> values(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<double> v(static_cast<size_t>(c.numel()));
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    v[i] = c.dtype() == DType::kFloat32 ? static_cast<double>(c.data<float>()[i]) : c.data<double>()[i];
-  }
-  return v;
-}
+Tensor rows_f64(const std::vector<std::vector<double>>& rows) { return test_util::rows_tensor(rows); }
+std::vector<double> values(const Tensor& t) { return test_util::tensor_doubles(t); }
 
 std::vector<uint8_t> bytes(const Tensor& t) {
   const Tensor c = t.contiguous();
