@@ -305,6 +305,7 @@ int run_frames(const FramesArgs& args) {
   options.seek_mode = args.seek == "approximate" ? video::SeekMode::kApproximate : video::SeekMode::kExact;
   options.dimension_order = video::Layout::kNHWC;
   std::optional<video::VideoDecoder> decoder;
+  std::optional<video::Size> output_size;  // with --resize
   std::vector<int64_t> indices;
   std::vector<double> times;
   const bool by_time = selector.kind == SelectorKind::kTimes || selector.kind == SelectorKind::kEvery;
@@ -312,12 +313,10 @@ int run_frames(const FramesArgs& args) {
   try {
     decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
     const video::StreamMetadata& m = decoder->metadata();
-    if (resize) {
-      // Resized in the colour conversion: reopen with the output size computed from the stream's.
+    if (resize) {  // resized in the colour conversion, to a size computed from the stream's
       const transforms::Size target = resize_target(*resize, transforms::Size{m.height, m.width});
-      options.output_size = video::Size{static_cast<int>(target.height), static_cast<int>(target.width)};
-      decoder.reset();
-      decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
+      output_size = video::Size{static_cast<int>(target.height), static_cast<int>(target.width)};
+      decoder->set_output_size(output_size);
     }
     n = decoder->num_frames();
     if (by_time) {
@@ -348,8 +347,8 @@ int run_frames(const FramesArgs& args) {
   install_interrupt_cleanup();
   const int threads = worker_count(args.jobs);
   const video::StreamMetadata& m = decoder->metadata();
-  const int64_t out_h = options.output_size ? options.output_size->height : m.height;
-  const int64_t out_w = options.output_size ? options.output_size->width : m.width;
+  const int64_t out_h = output_size ? output_size->height : m.height;
+  const int64_t out_w = output_size ? output_size->width : m.width;
   const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
   const size_t chunk = static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));

@@ -161,6 +161,26 @@ TEST_P(DecoderCorpusTest, OutputSizeMatchesFfmpegScale) {
   }
 }
 
+TEST_P(DecoderCorpusTest, SetOutputSizeAfterOpeningEqualsTheOption) {
+  const fs::path file = GetParam();
+  DecoderOptions o;
+  o.output_size = Size{100, 150};
+  VideoDecoder given = VideoDecoder::open(file, o);
+  VideoDecoder later = VideoDecoder::open(file);
+  const int64_t last = later.num_frames() - 1;
+  const Tensor full = later.get_frame_at(last).data;
+  EXPECT_EQ(full.size(1), later.metadata().height);
+  later.set_output_size(Size{100, 150});
+  const Tensor a = given.get_frame_at(last).data, b = later.get_frame_at(last).data;
+  ASSERT_EQ(b.size(1), 100);
+  ASSERT_EQ(b.size(2), 150);
+  EXPECT_EQ(max_abs_diff(a, b), 0);
+  later.set_output_size(std::nullopt);
+  EXPECT_EQ(max_abs_diff(later.get_frame_at(last).data, full), 0);
+  EXPECT_EQ(loom::test::error_code_of([&] { later.set_output_size(Size{0, 10}); }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(loom::test::error_code_of([&] { later.set_output_size(Size{100000, 100000}); }), ErrorCode::kLimitExceeded);
+}
+
 TEST_P(DecoderCorpusTest, CustomIndexFromFfprobeGivesTheSameFrames) {
   const fs::path file = GetParam();
   VideoDecoder exact = VideoDecoder::open(file);

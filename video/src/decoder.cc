@@ -105,6 +105,7 @@ struct VideoDecoder::Impl {
   }
 
   void setup(const DecoderOptions& opts);
+  void set_output_size(std::optional<Size> size);  // validates and rebuilds the converter
   void fill_metadata();
   void seek(int64_t ts);
   void seek_to_start();
@@ -134,11 +135,6 @@ struct VideoDecoder::Impl {
 void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
   options = opts;
   const Limits& limits = options.limits;
-  if (options.output_size && (options.output_size->height <= 0 || options.output_size->width <= 0)) {
-    throw Error(ErrorCode::kInvalidInput, name,
-                fmt::format("output_size must be positive, got {}x{} (height x width)", options.output_size->height,
-                            options.output_size->width));
-  }
   if (options.num_threads < 0) {
     throw Error(ErrorCode::kInvalidInput, name, fmt::format("num_threads must be >= 0, got {}", options.num_threads));
   }
@@ -163,9 +159,6 @@ void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
   }
   const AVCodecParameters* par = stream->codecpar;
   check_image_size(limits, name, par->width, par->height, 3, 1);
-  out_width = options.output_size ? options.output_size->width : par->width;
-  out_height = options.output_size ? options.output_size->height : par->height;
-  check_image_size(limits, name, out_width, out_height, 3, 1);
 
   const AVCodec* decoder = avcodec_find_decoder(par->codec_id);
   if (decoder == nullptr) {
@@ -188,7 +181,7 @@ void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
   // tests with B-frames). Not HEVC: its sub-layer non-reference pictures may be referenced by higher
   // temporal sub-layers. Others (MPEG-4 part 2's packed B-frames, VP9, AV1) untested: nothing skipped.
   can_skip_nonref = par->codec_id == AV_CODEC_ID_H264 || par->codec_id == AV_CODEC_ID_MPEG2VIDEO;
-  converter.emplace(out_width, out_height);
+  set_output_size(options.output_size);
 
   fill_metadata();
 
@@ -230,6 +223,20 @@ void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
                                   ? start + meta.duration_seconds
                                   : start + static_cast<double>(approx_frames) / meta.average_fps;
   }
+}
+
+void VideoDecoder::Impl::set_output_size(std::optional<Size> size) {
+  if (size && (size->height <= 0 || size->width <= 0)) {
+    throw Error(ErrorCode::kInvalidInput, name,
+                fmt::format("output_size must be positive, got {}x{} (height x width)", size->height, size->width));
+  }
+  const AVCodecParameters* par = stream->codecpar;
+  const int width = size ? size->width : par->width, height = size ? size->height : par->height;
+  check_image_size(options.limits, name, width, height, 3, 1);
+  options.output_size = size;
+  out_width = width;
+  out_height = height;
+  converter.emplace(out_width, out_height);
 }
 
 void VideoDecoder::Impl::fill_metadata() {
@@ -562,6 +569,8 @@ VideoDecoder VideoDecoder::open(const ByteSource& source, const DecoderOptions& 
 const StreamMetadata& VideoDecoder::metadata() const { return impl_->meta; }
 
 int64_t VideoDecoder::num_frames() const { return impl_->num_frames(); }
+
+void VideoDecoder::set_output_size(std::optional<Size> size) { impl_->set_output_size(size); }
 
 Frame VideoDecoder::get_frame_at(int64_t index) {
   const int64_t i = impl_->normalize_index(index);

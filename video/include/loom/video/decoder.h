@@ -148,6 +148,11 @@ class VideoDecoder {
   // Frames addressable by index: the scanned/custom count, or the header's estimate (approximate).
   int64_t num_frames() const;
 
+  // Changes the size frames come out at (DecoderOptions::output_size; unset: the stream's), e.g. once
+  // metadata() has given the stream's size. The index is kept: no rescan. Error(kInvalidInput) for a
+  // non-positive size, Error(kLimitExceeded) beyond the limits.
+  void set_output_size(std::optional<Size> size);
+
   // ---- By index (negative counts from the end) ----
   Frame get_frame_at(int64_t index);
   // Any order, repeats allowed; decoded in ascending order (each GOP at most once), returned in the
