@@ -15,7 +15,10 @@ namespace {
 
 constexpr double kDegree = std::numbers::pi / 180.0;
 
-Tensor as_float64(const Tensor& t) { return from_doubles(to_doubles(t), t.shape(), DType::kFloat64); }
+// A float64 view of the boxes (a converted copy for float32).
+Tensor as_float64(const Tensor& t) {
+  return t.dtype() == DType::kFloat64 ? t : from_doubles(to_doubles(t), t.shape(), DType::kFloat64);
+}
 
 BoxFormat intermediate_format(BoxFormat format) {
   return is_rotated(format) ? BoxFormat::kXYXYXYXY : BoxFormat::kXYXY;
