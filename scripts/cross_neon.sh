@@ -12,7 +12,7 @@ mkdir -p "$out"
 sources=(
   codec/src/error.cc codec/src/tensor.cc
   transforms/src/resize.cc transforms/src/resize_hwy.cc vision/src/deinterleave_hwy.cc
-  transforms/src/color_hwy.cc transforms/src/noise.cc transforms/src/noise_hwy.cc transforms/src/random.cc
+  transforms/src/color_hwy.cc transforms/src/image_shape.cc transforms/src/noise.cc transforms/src/noise_hwy.cc transforms/src/random.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/vision/deinterleave_test.cc
   tests/transforms/color_hwy_test.cc
 )
