@@ -24,23 +24,23 @@ struct Strides {
   int64_t pixel, channel;
 };
 
-// floor and round-half-to-even without libm calls (the baseline x86-64 build has no SSE4.1 roundsd).
-// Valid for |v| < 2^62, which every position inside a loom-sized image is.
+// Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer, half to
+// even (the FPU's default rounding), without a branch or a libm call (the baseline x86-64 build has
+// no SSE4.1 roundsd).
+inline double round_half_even(double v) { return (v + 0x1.8p52) - 0x1.8p52; }
+
+// floor without libm, valid for |v| < 2^62 (every position inside a loom-sized image).
 inline int64_t floor_int(double v) {
   const auto i = static_cast<int64_t>(v);
   return i - (static_cast<double>(i) > v);
 }
 
-inline int64_t round_half_even(double v) {
-  const int64_t f = floor_int(v);
-  const double frac = v - static_cast<double>(f);
-  return f + (frac > 0.5 || (frac == 0.5 && (f & 1)));
-}
-
+// uint8: clamp to [0, 255] (NaN to 0), round half to even.
 template <typename T>
 T store(double v) {
   if constexpr (std::is_same_v<T, uint8_t>) {
-    return static_cast<uint8_t>(std::clamp<int64_t>(round_half_even(v), 0, 255));
+    const double clamped = v > 0.0 ? (v < 255.0 ? v : 255.0) : 0.0;
+    return static_cast<uint8_t>(round_half_even(clamped));
   } else {
     return static_cast<T>(v);
   }
@@ -48,7 +48,8 @@ T store(double v) {
 
 // Where one output pixel reads: four source pixel offsets with their weights (a tap outside the image
 // has weight 0 and offset 0, so every tap can be read without a branch) and the weight inside the
-// image. Nearest uses tap 0 only, with mask 0 when it falls outside.
+// image. Nearest uses tap 0 only (and sets only its offset and the mask), with mask 0 when it falls
+// outside.
 struct Taps {
   int64_t offset[4];
   double weight[4];
@@ -57,36 +58,40 @@ struct Taps {
 
 constexpr Taps kOutside{{0, 0, 0, 0}, {0, 0, 0, 0}, 0.0};
 
-Taps nearest_taps(double sx, double sy, Size in, int64_t pixel_stride) {
-  if (!(std::fabs(sx) < 0x1p52 && std::fabs(sy) < 0x1p52)) return kOutside;  // far outside, or NaN
-  const int64_t rx = round_half_even(sx), ry = round_half_even(sy);
-  if (rx < 0 || ry < 0 || rx >= in.width || ry >= in.height) return kOutside;
-  return Taps{{(ry * in.width + rx) * pixel_stride, 0, 0, 0}, {1, 0, 0, 0}, 1.0};
+// The taps are written in place: a Taps returned by value went through the stack and stalled on
+// store forwarding.
+void nearest_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t) {
+  t.offset[0] = 0, t.mask = 0.0;
+  if (!(std::fabs(sx) < 0x1p51 && std::fabs(sy) < 0x1p51)) return;  // far outside, or NaN
+  const auto rx = static_cast<int64_t>(round_half_even(sx)), ry = static_cast<int64_t>(round_half_even(sy));
+  if (rx < 0 || ry < 0 || rx >= in.width || ry >= in.height) return;
+  t.offset[0] = (ry * in.width + rx) * pixel_stride, t.mask = 1.0;
 }
 
-Taps bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride) {
+void bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t) {
   if (!(sx > -1.0 && sy > -1.0 && sx < static_cast<double>(in.width) && sy < static_cast<double>(in.height))) {
-    return kOutside;  // no tap inside (also NaN)
+    t = kOutside;  // no tap inside (also NaN)
+    return;
   }
   const int64_t x0 = floor_int(sx), y0 = floor_int(sy);
   const double ax = sx - static_cast<double>(x0), ay = sy - static_cast<double>(y0);
-  Taps t{{0, 0, 0, 0}, {(1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay}, 0.0};
+  t.weight[0] = (1 - ax) * (1 - ay), t.weight[1] = ax * (1 - ay), t.weight[2] = (1 - ax) * ay, t.weight[3] = ax * ay;
   if (x0 >= 0 && y0 >= 0 && x0 + 1 < in.width && y0 + 1 < in.height) {  // the common case: all inside
     const int64_t o = (y0 * in.width + x0) * pixel_stride, row = in.width * pixel_stride;
     t.offset[0] = o, t.offset[1] = o + pixel_stride, t.offset[2] = o + row, t.offset[3] = o + row + pixel_stride;
     t.mask = t.weight[0] + t.weight[1] + t.weight[2] + t.weight[3];
-    return t;
+    return;
   }
+  t.mask = 0.0;
   for (int k = 0; k < 4; ++k) {
     const int64_t x = x0 + (k & 1), y = y0 + (k >> 1);
     if (x < 0 || y < 0 || x >= in.width || y >= in.height) {
-      t.weight[k] = 0.0;
+      t.offset[k] = 0, t.weight[k] = 0.0;
       continue;
     }
     t.offset[k] = (y * in.width + x) * pixel_stride;
     t.mask += t.weight[k];
   }
-  return t;
 }
 
 // Warps every channel; map(x, y) gives the source position of output pixel (x, y). The taps of a row
@@ -99,7 +104,11 @@ void warp_image(const T* src, Size in, Strides in_strides, T* dst, Size out, Str
   for (int64_t y = 0; y < out.height; ++y) {
     for (int64_t x = 0; x < out.width; ++x) {
       const auto [sx, sy] = map(x, y);
-      row[x] = bilinear ? bilinear_taps(sx, sy, in, in_strides.pixel) : nearest_taps(sx, sy, in, in_strides.pixel);
+      if (bilinear) {
+        bilinear_taps(sx, sy, in, in_strides.pixel, row[x]);
+      } else {
+        nearest_taps(sx, sy, in, in_strides.pixel, row[x]);
+      }
     }
     for (int64_t k = 0; k < channels; ++k) {
       const T* s = src + k * in_strides.channel;
