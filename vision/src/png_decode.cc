@@ -15,14 +15,22 @@ namespace loom::vision {
 namespace {
 
 [[noreturn]] void fail(const ByteSource& src, const PngErrorState& err) {
-  if (err.truncated) throw Error(ErrorCode::kInvalidInput, src.name(), "truncated PNG: the data ends before the image");
+  // A refused allocation (PngReader::max_chunk_bytes) is a chunk declaring more than the file holds.
+  const std::string refused =
+      err.refused_bytes == 0 ? ""
+                             : fmt::format(" (a chunk needs {} bytes, more than the file holds and than "
+                                           "Limits::max_png_chunk_bytes; not allocated)",
+                                           err.refused_bytes);
+  if (err.truncated) {
+    throw Error(ErrorCode::kInvalidInput, src.name(), "truncated PNG: the data ends before the image" + refused);
+  }
   const std::string msg = err.message;
   ErrorCode code = ErrorCode::kInvalidInput;
   if (msg.find("exceeds") != std::string::npos || msg.find("too large") != std::string::npos ||
       msg.find("out of memory") != std::string::npos || msg.find("chunk data is too large") != std::string::npos) {
     code = ErrorCode::kLimitExceeded;
   }
-  throw Error(code, src.name(), "PNG: " + msg);
+  throw Error(code, src.name(), "PNG: " + msg + refused);
 }
 
 // Header fields of an opened PNG.
@@ -41,6 +49,7 @@ Header open(PngReader& r, const ByteSource& src, const Limits& limits) {
     png_set_user_limits(r.png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
     png_set_chunk_cache_max(r.png, limits.max_png_chunks);
     png_set_chunk_malloc_max(r.png, static_cast<png_alloc_size_t>(limits.max_png_chunk_bytes));
+    r.max_chunk_bytes = limits.max_png_chunk_bytes;
     png_read_info(r.png, r.info);
     png_get_IHDR(r.png, r.info, &h.width, &h.height, &h.bit_depth, &h.color_type, &h.interlace, nullptr, nullptr);
     h.trns = png_get_valid(r.png, r.info, PNG_INFO_tRNS) != 0;

@@ -1,5 +1,7 @@
 #include "png_handles.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -26,6 +28,23 @@ void read_bytes(png_structp png, png_bytep out, png_size_t length) {
   c->pos += length;
 }
 
+// libpng's allocator for a PngReader: refuses a block larger than the reader's chunk limit, than the
+// rest of the input (plus libpng's terminating NUL) and than the largest row buffer libpng needs for
+// the image (8 bytes a pixel, 16-bit RGBA, plus padding; the width is 0 until IHDR is read).
+png_voidp allocate(png_structp png, png_alloc_size_t size) {
+  auto* r = static_cast<PngReader*>(png_get_mem_ptr(png));
+  const uint64_t width = r->info != nullptr ? png_get_image_width(png, r->info) : 0;
+  const uint64_t row = 8 * (width + 8) + 4096;
+  const uint64_t rest = r->input->size - r->input->pos + 1;
+  if (r->max_chunk_bytes != 0 && size > std::max({r->max_chunk_bytes, rest, row})) {
+    r->err.refused_bytes = std::max<uint64_t>(r->err.refused_bytes, size);
+    return nullptr;
+  }
+  return std::malloc(size);
+}
+
+void release(png_structp, png_voidp p) { std::free(p); }
+
 void write_bytes(png_structp png, png_bytep data, png_size_t length) {
   auto* out = static_cast<std::vector<uint8_t>*>(png_get_io_ptr(png));
   bool ok = true;
@@ -43,7 +62,8 @@ void flush(png_structp) {}
 
 PngReader::PngReader(PngReadCursor& cursor) {
   cursor.err = &err;
-  png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &err, on_error, on_warning);
+  input = &cursor;
+  png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &err, on_error, on_warning, this, allocate, release);
   if (png == nullptr) throw std::bad_alloc();
   info = png_create_info_struct(png);
   if (info == nullptr) {

@@ -17,6 +17,7 @@ struct PngErrorState {
   std::jmp_buf jump;
   char message[256] = {};
   bool truncated = false;  // the reader ran out of bytes
+  uint64_t refused_bytes = 0;  // the largest allocation PngReader refused (see PngReader::max_chunk_bytes)
 };
 
 template <typename F>
@@ -45,6 +46,12 @@ class PngReader {
   PngErrorState err;
   png_structp png = nullptr;
   png_infop info = nullptr;
+  // libpng 1.6.39 allocates an ancillary chunk's declared length (up to 2 GiB, from a file of a few
+  // bytes) before reading it, whatever png_set_chunk_malloc_max says. So a libpng allocation larger
+  // than this, than the rest of the input and than a row buffer of the image fails (the read then
+  // fails too). Set it to Limits::max_png_chunk_bytes before reading; 0 allows any size.
+  uint64_t max_chunk_bytes = uint64_t{1} << 20;
+  const PngReadCursor* input = nullptr;
 };
 
 class PngWriter {

@@ -16,8 +16,9 @@ struct Limits {
   // Progressive JPEG: more scans than this is an error (guards against scan floods; libjpeg-turbo's own
   // TurboJPEG limit is 500).
   int max_jpeg_scans = 500;
-  // PNG: ancillary chunks kept in memory before the rest are dropped, and the largest chunk libpng
-  // may allocate (also bounds zTXt/iCCP decompression).
+  // PNG: ancillary chunks kept in memory before the rest are dropped, and the largest decompressed
+  // zTXt/iCCP chunk; a chunk declaring more than this and more than the rest of the file is never
+  // allocated. 0 disables the byte limit.
   uint32_t max_png_chunks = 1000;
   uint64_t max_png_chunk_bytes = uint64_t{8} << 20;
   // Audio: streams with more channels or a higher sample rate are refused (0 of either is invalid).
