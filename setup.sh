@@ -9,7 +9,8 @@
 #                       for aarch64 under qemu, and each fuzzer for a while
 #
 # Environment: BUILD_DIR (default: build), LOOM_MEDIA_DIR (default: ../shared/media),
-# CMAKE_ARGS (extra configure arguments), LOOM_FUZZ_SECONDS (per fuzzer, default 60).
+# CMAKE_ARGS (extra configure arguments), LOOM_FUZZ_SECONDS (per fuzzer, default 60), LOOM_FUZZ_SEED
+# (libFuzzer seed, default 1; 0 for a new one each run).
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}

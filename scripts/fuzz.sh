@@ -5,10 +5,13 @@
 # committed).
 # A crash, leak or timeout fails the script; the input that caused it is saved as
 # fuzz/regressions/<target>/<kind>-<sha1> so that, once committed, ctest replays it in every build.
+# The mutation seed is LOOM_FUZZ_SEED (default 1), so that CI explores the same inputs on every run and
+# a failure reproduces; LOOM_FUZZ_SEED=0 lets libFuzzer pick a new seed (for longer exploring runs).
 #   scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+seed=${LOOM_FUZZ_SEED:-1}
 media=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
 # Leaks inside system libraries loom cannot patch (see the file).
 export LSAN_OPTIONS="suppressions=$(pwd)/fuzz/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -31,7 +34,7 @@ for target in image_decode audio_decode video_decode cli_args; do
   fi
   dict=fuzz/$target.dict
   echo "== fuzz_$target for ${seconds}s"
-  if ! build-fuzz/fuzz/fuzz_$target "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if ! build-fuzz/fuzz/fuzz_$target "$corpus" -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 \
         -max_len=262144 -print_final_stats=1 -artifact_prefix="fuzz/regressions/$target/" \
         $([ -f "$dict" ] && echo "-dict=$dict") 2>build-fuzz/fuzz_$target.log; then
     tail -40 build-fuzz/fuzz_$target.log
