@@ -28,15 +28,16 @@ void read_bytes(png_structp png, png_bytep out, png_size_t length) {
   c->pos += length;
 }
 
-// libpng's allocator for a PngReader: refuses a block larger than the reader's chunk limit, than the
-// rest of the input (plus libpng's terminating NUL) and than the largest row buffer libpng needs for
-// the image (8 bytes a pixel, 16-bit RGBA, plus padding; the width is 0 until IHDR is read).
+// libpng's allocator for a PngReader: refuses a block larger than the reader's chunk limit, the rest
+// of the input (plus libpng's terminating NUL) and a row buffer of the image (8 bytes a pixel for
+// 16-bit RGBA, interlace padding; the width is 0 until IHDR is read), each with 64 KiB to spare for
+// libpng's and zlib's own structures (zlib's window is 32 KiB).
 png_voidp allocate(png_structp png, png_alloc_size_t size) {
   auto* r = static_cast<PngReader*>(png_get_mem_ptr(png));
   const uint64_t width = r->info != nullptr ? png_get_image_width(png, r->info) : 0;
-  const uint64_t row = 8 * (width + 8) + 4096;
+  const uint64_t row = 8 * (width + 8);
   const uint64_t rest = r->input->size - r->input->pos + 1;
-  if (r->max_chunk_bytes != 0 && size > std::max({r->max_chunk_bytes, rest, row})) {
+  if (r->max_chunk_bytes != 0 && size > std::max({r->max_chunk_bytes, rest, row}) + (uint64_t{64} << 10)) {
     r->err.refused_bytes = std::max<uint64_t>(r->err.refused_bytes, size);
     return nullptr;
   }
