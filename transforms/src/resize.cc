@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <vector>
 
@@ -113,6 +114,24 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
     return;
   }
   Coefficients vertical = coeffs(in_h, out_h);
+  if constexpr (!std::is_same_v<T, uint8_t>) {
+    // Not uint8, so the order of the passes is free (uint8 keeps Pillow's, whose intermediate rounding
+    // its results depend on): vertical first when that multiplies less, e.g. on a downscale of both
+    // axes, where it leaves the horizontal pass only the output rows.
+    if (horizontal_pass && vertical_pass) {
+      const Coefficients horizontal = coeffs(in_w, out_w);
+      const auto taps = [](const Coefficients& c) { return std::accumulate(c.count.begin(), c.count.end(), int64_t{0}); };
+      const int64_t rows_read = vertical.start.back() + vertical.count.back() - vertical.start.front();
+      const int64_t horizontal_first = rows_read * taps(horizontal) + out_w * taps(vertical);
+      const int64_t vertical_first = in_w * taps(vertical) + out_h * taps(horizontal);
+      if (vertical_first < horizontal_first) {
+        std::vector<T> tmp(static_cast<size_t>(out_h * in_w * channels));
+        resample_columns(src, tmp.data(), in_w * channels, vertical);
+        resample_rows(tmp.data(), in_w, dst, out_w, out_h, channels, horizontal);
+        return;
+      }
+    }
+  }
   // Horizontal first, on only the rows the vertical pass will read (as Pillow).
   const int64_t row_lo = vertical_pass ? vertical.start.front() : 0;
   const int64_t row_hi = vertical_pass ? vertical.start.back() + vertical.count.back() : in_h;

@@ -54,11 +54,21 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
           for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
         for (int ch = 0; ch < C; ++ch) out[i * C + ch] = clip8(acc[ch]);
       } else {
+        // Even and odd taps in two sums, so that two additions are in flight (the same order for every
+        // C, so CHW and HWC give the same bits).
         const double* k = &c.w[i * c.taps];
-        double acc[C] = {};
-        for (int t = 0; t < n; ++t)
-          for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
-        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = from_double<T>(acc[ch]);
+        double even[C] = {}, odd[C] = {};
+        int t = 0;
+        for (; t + 1 < n; t += 2) {
+          for (int ch = 0; ch < C; ++ch) {
+            even[ch] += window[t * C + ch] * k[t];
+            odd[ch] += window[(t + 1) * C + ch] * k[t + 1];
+          }
+        }
+        if (t < n) {
+          for (int ch = 0; ch < C; ++ch) even[ch] += window[t * C + ch] * k[t];
+        }
+        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = from_double<T>(even[ch] + odd[ch]);
       }
     }
   }
