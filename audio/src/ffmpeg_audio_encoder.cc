@@ -163,7 +163,7 @@ FfmpegAudioEncoder::FfmpegAudioEncoder(const std::string& input, const AVCodec* 
   AVDictionary* dict = nullptr;
   for (const auto& [k, v] : s.codec_options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
   const int opened = avcodec_open2(ac, codec, &dict);
-  const std::unique_ptr<AVDictionary, ffmpeg::DictionaryDeleter> left(dict);
+  const ffmpeg::UniqueDictionary left(dict);
   if (const AVDictionaryEntry* e = av_dict_get(left.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX); e && opened >= 0) {
     throw Error(ErrorCode::kInvalidInput, input, fmt::format("encoder {} has no option '{}'", name, e->key));
   }

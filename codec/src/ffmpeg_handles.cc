@@ -77,7 +77,7 @@ UniqueFormatContext open_with(const std::string& path, const std::string& url, A
   av_dict_set(&opts, "format_whitelist", kFormatWhitelist, 0);
   av_dict_set_int(&opts, "probesize", limits.probe_bytes, 0);
   av_dict_set_int(&opts, "analyzeduration", static_cast<int64_t>(limits.analyze_seconds * AV_TIME_BASE), 0);
-  std::unique_ptr<AVDictionary, DictionaryDeleter> owned_opts(opts);
+  UniqueDictionary owned_opts(opts);
   AVDictionary* o = owned_opts.release();
   // avformat_open_input frees `raw` itself on failure.
   const int ret = avformat_open_input(&raw, url.c_str(), nullptr, &o);

@@ -30,6 +30,7 @@ using UniqueFormatContext = std::unique_ptr<AVFormatContext, FormatContextDelete
 struct DictionaryDeleter {
   void operator()(AVDictionary* dict) const { av_dict_free(&dict); }
 };
+using UniqueDictionary = std::unique_ptr<AVDictionary, DictionaryDeleter>;
 
 struct CodecContextDeleter {
   void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }

@@ -24,12 +24,7 @@ extern "C" {
 namespace loom::video {
 namespace {
 
-using ffmpeg::CodecContextDeleter;
-using ffmpeg::FrameDeleter;
-using ffmpeg::PacketDeleter;
-
 using detail::IndexedFrame;
-
 
 std::string name_or_unknown(const char* s) { return s != nullptr ? s : "unknown"; }
 
@@ -48,9 +43,9 @@ struct VideoDecoder::Impl {
   AVFormatContext* fmt = nullptr;
   AVStream* stream = nullptr;
   AVRational time_base{0, 1};
-  std::unique_ptr<AVCodecContext, CodecContextDeleter> codec;
-  std::unique_ptr<AVPacket, PacketDeleter> packet;
-  std::unique_ptr<AVFrame, FrameDeleter> frame;
+  ffmpeg::UniqueCodecContext codec;
+  ffmpeg::UniquePacket packet;
+  ffmpeg::UniqueFrame frame;
   std::optional<detail::ColorConverter> converter;
   std::vector<uint8_t> scratch;  // one padded RGB24 frame
   int out_width = 0, out_height = 0;
@@ -204,7 +199,7 @@ void VideoDecoder::Impl::setup(const DecoderOptions& opts) {
     if (options.custom_index) {
       index = detail::from_custom_index(*options.custom_index, name);
     } else {
-      index = detail::scan_frames(fmt, stream->index, par->codec_id, name, deadline, options.limits.max_video_frames);
+      index = detail::scan_frames(fmt, stream->index, par->codec_id, name, deadline, max_frames);
     }
     detail::fill_durations(index, nominal_duration());
     if (index.empty()) throw Error(ErrorCode::kInvalidInput, name, "the video stream holds no frames");

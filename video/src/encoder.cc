@@ -43,7 +43,6 @@ using ffmpeg::UniqueFrame;
 using ffmpeg::UniqueOutputContext;
 using ffmpeg::UniquePacket;
 using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
-using UniqueDict = std::unique_ptr<AVDictionary, ffmpeg::DictionaryDeleter>;
 
 template <typename T>
 T* check_alloc(T* p) {
@@ -133,7 +132,7 @@ void open_codec(AVCodecContext* ctx, const std::map<std::string, std::string>& o
   for (const auto& [k, v] : options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
   const std::string name = ctx->codec->name;  // avcodec_open2 clears ctx->codec when it fails
   const int r = avcodec_open2(ctx, ctx->codec, &dict);
-  UniqueDict left(dict);
+  ffmpeg::UniqueDictionary left(dict);
   if (r < 0) {
     const ErrorCode code = r == AVERROR(ENOMEM) ? ErrorCode::kLimitExceeded : ErrorCode::kInvalidInput;
     throw Error(code, input, fmt::format("cannot open encoder {}: {}", name, ffmpeg::error_string(r)));
