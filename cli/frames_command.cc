@@ -21,6 +21,7 @@
 #include "loom/codec/error.h"
 #include "loom/transforms/resize.h"
 #include "loom/video/decoder.h"
+#include "loom/video/samplers.h"
 #include "loom/vision/image.h"
 #include "parallel.h"
 #include "progress.h"
@@ -189,11 +190,13 @@ std::vector<int64_t> resolve_indices(const Selector& s, int64_t n, const std::st
       }
       break;
     case SelectorKind::kRange: out = slice_indices(s, n); break;
-    case SelectorKind::kNum:
-      // TorchCodec's regular sampling of one-frame clips: linspace(0, n - 1, num) truncated to integers.
-      if (n == 0) break;
-      for (int64_t k = 0; k < s.num; ++k) out.push_back(s.num == 1 ? 0 : k * (n - 1) / (s.num - 1));
+    case SelectorKind::kNum: {
+      // TorchCodec's regular sampling of one-frame clips.
+      video::IndexClipOptions clips;
+      clips.num_clips = static_cast<int>(s.num);
+      for (const std::vector<int64_t>& clip : video::clip_indices_at_regular_indices(n, clips)) out.push_back(clip[0]);
       break;
+    }
     default: break;
   }
   std::sort(out.begin(), out.end());
@@ -201,15 +204,21 @@ std::vector<int64_t> resolve_indices(const Selector& s, int64_t n, const std::st
   return out;
 }
 
-// Sorted times for the time-based selectors. Throws Error(kInvalidInput) for a time outside
-// [begin, end) of the stream.
-std::vector<double> resolve_times(const Selector& s, const video::StreamMetadata& m, const std::string& input) {
+// Sorted distinct indices of the frames played at the times of a time-based selector. Throws
+// Error(kInvalidInput) for a time outside [begin, end) of the stream, or for --every giving more than
+// kMaxListItems times.
+std::vector<int64_t> resolve_times(const Selector& s, const video::VideoDecoder& decoder, const std::string& input) {
+  const video::StreamMetadata& m = decoder.metadata();
   std::vector<double> times;
   const double begin = m.begin_stream_seconds, end = m.end_stream_seconds;
   if (s.kind == SelectorKind::kEvery) {
     for (int64_t k = 0;; ++k) {
       const double t = begin + static_cast<double>(k) * s.every;
-      if (!(t < end) || times.size() >= kMaxListItems) break;
+      if (!(t < end)) break;
+      if (times.size() >= kMaxListItems) {
+        throw Error(ErrorCode::kInvalidInput, input,
+                    fmt::format("--every {} gives more than {} times for this video", s.every, kMaxListItems));
+      }
       times.push_back(t);
     }
   } else {
@@ -221,8 +230,12 @@ std::vector<double> resolve_times(const Selector& s, const video::StreamMetadata
       times.push_back(t);
     }
   }
-  std::sort(times.begin(), times.end());
-  return times;
+  std::vector<int64_t> out;
+  out.reserve(times.size());
+  for (const double t : times) out.push_back(decoder.index_played_at(t));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 struct Output {
@@ -260,7 +273,7 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
   } catch (const std::exception& e) {
     error = e.what();
   }
-  std::string first_error = error;
+  out.clear();  // the batch may have failed part-way through the loop above
   error.clear();
   for (const int64_t i : indices) {
     try {
@@ -271,8 +284,7 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
       return out;
     }
   }
-  if (error.empty() && out.size() != indices.size()) error = first_error;
-  return out;
+  return out;  // every frame decoded on its own
 }
 
 // "<input>: <message> (frame N)", the input named once.
@@ -307,23 +319,22 @@ int run_frames(const FramesArgs& args) {
   std::optional<video::VideoDecoder> decoder;
   std::optional<video::Size> output_size;  // with --resize
   std::vector<int64_t> indices;
-  std::vector<double> times;
   const bool by_time = selector.kind == SelectorKind::kTimes || selector.kind == SelectorKind::kEvery;
-  int64_t n = 0;
   try {
     decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
     const video::StreamMetadata& m = decoder->metadata();
     if (resize) {  // resized in the colour conversion, to a size computed from the stream's
       const transforms::Size target = resize_target(*resize, transforms::Size{m.height, m.width});
+      if (std::max(target.height, target.width) > kMaxResizeSide) {
+        throw Error(ErrorCode::kInvalidInput, args.input,
+                    fmt::format("--resize gives {}x{}, larger than {} on a side", target.width, target.height,
+                                kMaxResizeSide));
+      }
       output_size = video::Size{static_cast<int>(target.height), static_cast<int>(target.width)};
       decoder->set_output_size(output_size);
     }
-    n = decoder->num_frames();
-    if (by_time) {
-      times = resolve_times(selector, decoder->metadata(), args.input);
-    } else {
-      indices = resolve_indices(selector, n, args.input);
-    }
+    indices = by_time ? resolve_times(selector, *decoder, args.input)
+                      : resolve_indices(selector, decoder->num_frames(), args.input);
   } catch (const std::exception& e) {
     return fail(prefixed(e));
   }
@@ -352,7 +363,7 @@ int run_frames(const FramesArgs& args) {
   const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
   const size_t chunk = static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
-  Progress progress(by_time ? static_cast<int64_t>(times.size()) : static_cast<int64_t>(indices.size()), !args.quiet);
+  Progress progress(static_cast<int64_t>(indices.size()), !args.quiet);
   bool failed = false;
 
   // Encodes and writes `frames` in parallel; false after a failure (printed).
@@ -375,52 +386,14 @@ int run_frames(const FramesArgs& args) {
     return !failed;
   };
 
-  if (!by_time) {
-    for (size_t begin = 0; begin < indices.size() && !failed; begin += chunk) {
-      const std::vector<int64_t> part(indices.begin() + static_cast<std::ptrdiff_t>(begin),
-                                      indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
-      std::string error;
-      const std::vector<Decoded> frames = decode_chunk(*decoder, part, error);
-      if (!write_all(frames)) break;
-      if (!error.empty()) {
-        progress.print_error(frame_error(args.input, part[frames.size()], error));
-        failed = true;
-      }
-    }
-  } else {
-    // The decoder maps times to frames but does not expose frame indices, so walk the frames in order
-    // up to the last time: a frame is played from its pts to the next frame's (the last: to the end).
-    size_t next_time = 0;
-    std::optional<Decoded> previous;
-    std::vector<Decoded> selected;
-    // Frames come in order and every time is >= the first pts, so the times below `until` not taken
-    // yet are the ones played during [frame.pts, until).
-    auto take = [&](const Decoded& frame, double until) {
-      bool wanted = false;
-      for (; next_time < times.size() && times[next_time] < until; ++next_time) wanted = true;
-      if (wanted) selected.push_back(frame);
-    };
-    for (int64_t begin = 0; begin < n && next_time < times.size() && !failed; begin += static_cast<int64_t>(chunk)) {
-      std::vector<int64_t> part;
-      for (int64_t i = begin; i < std::min<int64_t>(n, begin + static_cast<int64_t>(chunk)); ++i) part.push_back(i);
-      std::string error;
-      std::vector<Decoded> frames = decode_chunk(*decoder, part, error);
-      selected.clear();
-      for (Decoded& frame : frames) {
-        if (previous) take(*previous, frame.pts);
-        previous = std::move(frame);
-      }
-      if (!error.empty()) {
-        write_all(selected);
-        progress.print_error(frame_error(args.input, part[frames.size()], error));
-        failed = true;
-        break;
-      }
-      if (part.back() == n - 1 && previous) take(*previous, m.end_stream_seconds + 1);  // the last frame
-      if (!write_all(selected)) break;
-    }
-    if (!failed && next_time < times.size()) {
-      progress.print_error(fmt::format("{}: no frame is played at {} s", args.input, times[next_time]));
+  for (size_t begin = 0; begin < indices.size() && !failed; begin += chunk) {
+    const std::vector<int64_t> part(indices.begin() + static_cast<std::ptrdiff_t>(begin),
+                                    indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
+    std::string error;
+    const std::vector<Decoded> frames = decode_chunk(*decoder, part, error);
+    if (!write_all(frames)) break;
+    if (!error.empty()) {
+      progress.print_error(frame_error(args.input, part[frames.size()], error));
       failed = true;
     }
   }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -20,8 +21,11 @@ struct ResizeSpec {
   int64_t shorter = 0;            // else this
 };
 
+// Largest side --resize takes (the decoders' pixel limits still apply to the result).
+inline constexpr int64_t kMaxResizeSide = 1'000'000;
+
 // nullopt for an empty text; throws CLI::ValidationError("--resize") for anything but WxH or N with
-// positive integers.
+// integers in [1, kMaxResizeSide].
 inline std::optional<ResizeSpec> parse_resize(const std::string& text) {
   if (text.empty()) return std::nullopt;
   ResizeSpec spec;
@@ -37,8 +41,10 @@ inline std::optional<ResizeSpec> parse_resize(const std::string& text) {
       spec.height = std::stoll(text.substr(x + 1), &used);
       if (used != text.size() - x - 1 || spec.width <= 0 || spec.height <= 0) throw std::invalid_argument(text);
     }
+    if (std::max({spec.shorter, spec.width, spec.height}) > kMaxResizeSide) throw std::out_of_range(text);
   } catch (const std::logic_error&) {
-    throw CLI::ValidationError("--resize", fmt::format("'{}' is not WxH or N (positive integers)", text));
+    throw CLI::ValidationError("--resize",
+                               fmt::format("'{}' is not WxH or N (integers from 1 to {})", text, kMaxResizeSide));
   }
   return spec;
 }

@@ -991,12 +991,17 @@ def test_frames_every_range_num_and_all(run_loom, media, tmp_path):
         result = run_loom("frames", path, "-o", out, "--range", spec)
         assert result.returncode == 0, (spec, result.stderr)
         assert written(out) == names(expected), spec
-    # --num N: linspace(0, n - 1, N) truncated, as TorchCodec's regular sampling.
+    # --num N: torch.linspace(0, n - 1, N) truncated, as TorchCodec's regular sampling (the samplers'
+    # tests cover the sizes where that differs from the exact k * (n - 1) / (N - 1)).
+    import torch
+
+    def linspace(num):
+        return torch.linspace(0, n - 1, num).to(torch.int64).tolist()
+
     for num in (1, 7, n, n + 5):
         out = tmp_path / ("num%d" % num)
         assert run_loom("frames", path, "-o", out, "--num", num).returncode == 0
-        expected = np.linspace(0, n - 1, num).astype(int) if num > 1 else [0]
-        assert written(out) == names(expected.tolist() if num > 1 else expected), num
+        assert written(out) == names(linspace(num)), num
     # No selector: every frame.
     result = run_loom("frames", path, "-o", tmp_path / "all", "-j", "2")
     assert result.returncode == 0
@@ -1036,7 +1041,8 @@ def test_frames_bad_arguments(run_loom, media, tmp_path):
                 ["--indices", "1,x"], ["--indices", "1.5"], ["--times", "0.1,nan"], ["--times", ""],
                 ["--range", "1:2:0"], ["--range", "1:2:-1"], ["--range", "5"], ["--range", "a:3"],
                 ["--range", "1:2:3:4"], ["--every", "0"], ["--every", "-1"], ["--num", "0"], ["--num", "2.5"],
-                ["--resize", "12y4"], ["--format", "gif"], ["--seek", "fast"]):
+                ["--resize", "12y4"], ["--resize", "4294967297x4294967297"], ["--resize", "1000001"],
+                ["--format", "gif"], ["--seek", "fast"]):
         result = run_loom("frames", path, "-o", out, *bad)
         assert result.returncode == 2, (bad, result.stderr)
     assert run_loom("frames", path).returncode == 2  # no -o without --format null
@@ -1059,6 +1065,11 @@ def test_frames_refuse_to_overwrite_unless_asked(run_loom, media, tmp_path):
     result = run_loom("frames", path, "-o", tmp_path, "--range", "0:4")
     assert result.returncode == 1 and "--overwrite" in result.stderr
     assert (tmp_path / "frame_000002.png").read_bytes() == b"mine"
+    # Times are resolved to frames before anything is decoded: the same check, nothing written.
+    pts = pyav_pts(path, video_info(run_loom, path)["stream_index"])
+    result = run_loom("frames", path, "-o", tmp_path, "--times", "%.6f,%.6f" % (pts[2], pts[5]))
+    assert result.returncode == 1 and "--overwrite" in result.stderr
+    assert not (tmp_path / "frame_000005.png").exists()
     assert run_loom("frames", path, "-o", tmp_path, "--range", "0:4", "--overwrite").returncode == 0
     assert (tmp_path / "frame_000002.png").read_bytes() == before
 

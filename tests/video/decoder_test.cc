@@ -82,6 +82,7 @@ TEST_P(DecoderCorpusTest, CountAndPtsMatchPyAVAndSequentialDecodeMatchesRandomAc
   for (size_t j = 0; j < times.size(); ++j) {
     EXPECT_NEAR(played.pts_seconds[j], want_pts[expected[j]], 1e-9) << "t=" << times[j];
     EXPECT_EQ(max_abs_diff(played.data.select(0, j), seq_frame(expected[j])), 0) << "t=" << times[j];
+    EXPECT_EQ(dec.index_played_at(times[j]), expected[j]) << "t=" << times[j];
   }
   EXPECT_NEAR(dec.get_frame_played_at(times[0]).pts_seconds, want_pts[0], 1e-9);
   // Half-open ranges: [pts(1), pts(n-1)) holds frames 1 .. n-2.
@@ -230,14 +231,13 @@ TEST_P(DecoderCorpusTest, ApproximateModeAgreesOnConstantRateFiles) {
     return;
   }
   RecordProperty("approximate_compared", 1);
-  {
-  }
   const std::vector<int64_t> idx = {0, n / 2, n - 1, 1 % n};
   for (int64_t i : idx) {
     Frame a = exact.get_frame_at(i);
     Frame b = approx.get_frame_at(i);
     EXPECT_NEAR(a.pts_seconds, b.pts_seconds, 1e-6) << "frame " << i;
     EXPECT_EQ(max_abs_diff(a.data, b.data), 0) << "frame " << i;
+    EXPECT_EQ(approx.index_played_at(a.pts_seconds + 0.5 / m.average_fps), i) << "frame " << i;
   }
 }
 

@@ -116,6 +116,8 @@ struct VideoDecoder::Impl {
     return meta.begin_stream_seconds + (static_cast<double>(i) + 0.5) / meta.average_fps;
   }
   int64_t exact_index_played_at(double t) const;
+  // Approximate mode: the frame index the header's rate puts at t, clamped to [0, approx_frames].
+  int64_t approx_index_at(double t) const;
   void check_time(double t) const;
 
   Tensor allocate(int64_t n) const;
@@ -449,6 +451,11 @@ int64_t VideoDecoder::Impl::exact_index_played_at(double t) const {
   return std::max<int64_t>(it - index_seconds.begin() - 1, 0);
 }
 
+int64_t VideoDecoder::Impl::approx_index_at(double t) const {
+  const auto i = static_cast<int64_t>(std::floor((t - meta.begin_stream_seconds) * meta.average_fps + 1e-9));
+  return std::clamp<int64_t>(i, 0, approx_frames);
+}
+
 Tensor VideoDecoder::Impl::allocate(int64_t n) const {
   const uint64_t bytes = static_cast<uint64_t>(n) * 3 * static_cast<uint64_t>(out_width) * out_height;
   if (options.limits.max_bytes > 0 && bytes > options.limits.max_bytes) {
@@ -624,6 +631,12 @@ Frames VideoDecoder::get_frames_played_at(std::span<const double> seconds) {
   return out;
 }
 
+int64_t VideoDecoder::index_played_at(double seconds) const {
+  const Impl& d = *impl_;
+  d.check_time(seconds);
+  return d.exact ? d.exact_index_played_at(seconds) : std::min(d.approx_index_at(seconds), d.approx_frames - 1);
+}
+
 Frames VideoDecoder::get_frames_played_in_range(double begin, double end) {
   Impl& d = *impl_;
   if (!(end >= begin)) {
@@ -637,10 +650,8 @@ Frames VideoDecoder::get_frames_played_in_range(double begin, double end) {
       first = d.exact_index_played_at(begin);
       last = std::lower_bound(d.index_seconds.begin(), d.index_seconds.end(), end) - d.index_seconds.begin();
     } else {
-      const double fps = d.meta.average_fps;
-      first = static_cast<int64_t>(std::floor((begin - d.meta.begin_stream_seconds) * fps + 1e-9));
-      last = static_cast<int64_t>(std::ceil((end - d.meta.begin_stream_seconds) * fps - 1e-9));
-      first = std::clamp<int64_t>(first, 0, d.approx_frames);
+      first = d.approx_index_at(begin);
+      last = static_cast<int64_t>(std::ceil((end - d.meta.begin_stream_seconds) * d.meta.average_fps - 1e-9));
       last = std::clamp<int64_t>(last, first, d.approx_frames);
     }
     for (int64_t i = first; i < last; ++i) indices.push_back(i);

@@ -166,6 +166,10 @@ class VideoDecoder {
   // The frame played at `seconds`: pts <= seconds < pts + duration.
   Frame get_frame_played_at(double seconds);
   Frames get_frames_played_at(std::span<const double> seconds);
+  // The index of the frame played at `seconds`, without decoding: exact mode (and a custom index)
+  // from the index, approximate mode from the header's frame rate (floor((t - begin) * fps), as
+  // get_frame_at numbers frames there). Error(kInvalidInput) for a time outside the stream.
+  int64_t index_played_at(double seconds) const;
   // Frames played during [begin, end): the frame played at `begin`, then every frame with pts < end.
   // begin must lie in [begin_stream_seconds, end_stream_seconds) and end >= begin (an end past the
   // last frame is allowed); begin == end gives no frame.
