@@ -12,6 +12,7 @@ extern "C" {
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <new>
 #include <vector>
 
@@ -157,7 +158,7 @@ FfmpegAudioEncoder::FfmpegAudioEncoder(const std::string& input, const AVCodec* 
   if (s.compression_level) ac->compression_level = *s.compression_level;
   if (s.vbr_quality) {
     ac->flags |= AV_CODEC_FLAG_QSCALE;
-    ac->global_quality = static_cast<int>(FF_QP2LAMBDA * *s.vbr_quality);
+    ac->global_quality = static_cast<int>(std::lround(FF_QP2LAMBDA * *s.vbr_quality));
   }
   const std::string name = codec->name;  // avcodec_open2 clears ctx->codec when it fails
   AVDictionary* dict = nullptr;
@@ -188,7 +189,6 @@ FfmpegAudioEncoder::FfmpegAudioEncoder(const std::string& input, const AVCodec* 
 FfmpegAudioEncoder::~FfmpegAudioEncoder() = default;
 
 const AVCodecContext* FfmpegAudioEncoder::context() const { return impl_->ctx.get(); }
-int FfmpegAudioEncoder::rate() const { return impl_->ctx->sample_rate; }
 
 AVStream* FfmpegAudioEncoder::add_stream(AVFormatContext* fmt) const {
   AVStream* st = check_alloc(avformat_new_stream(fmt, nullptr));

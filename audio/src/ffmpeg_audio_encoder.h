@@ -34,7 +34,8 @@ int encoder_rate(const AVCodec* codec, int rate);
 
 class FfmpegAudioEncoder {
  public:
-  // A packet in the encoder's time base (1 / rate()); the sink rescales, muxes and unreferences it.
+  // A packet in the encoder's time base (1 / sample rate); the sink rescales and muxes it (the encoder
+  // unreferences it afterwards).
   using PacketSink = std::function<void(AVPacket*)>;
 
   // Opens `codec` (an audio encoder). Throws loom::Error naming `input`: kInvalidInput for settings
@@ -45,7 +46,6 @@ class FfmpegAudioEncoder {
   FfmpegAudioEncoder& operator=(const FfmpegAudioEncoder&) = delete;
 
   const AVCodecContext* context() const;
-  int rate() const;  // the encoder's sample rate
 
   // A new stream of `fmt` with this encoder's parameters and time base.
   AVStream* add_stream(AVFormatContext* fmt) const;

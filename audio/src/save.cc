@@ -6,7 +6,6 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include <libavutil/log.h>
 #include <libavutil/mem.h>
 }
 #include <sndfile.h>
@@ -15,10 +14,8 @@ extern "C" {
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "ffmpeg_audio_encoder.h"

@@ -6,7 +6,6 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
-#include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
@@ -23,7 +22,6 @@ extern "C" {
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 
 #include "ffmpeg_audio_encoder.h"
 #include "ffmpeg_handles.h"
