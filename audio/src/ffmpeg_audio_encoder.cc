@@ -22,6 +22,7 @@ extern "C" {
 namespace loom::audio::detail {
 namespace {
 
+using ffmpeg::check_alloc;
 using ffmpeg::UniqueCodecContext;
 using ffmpeg::UniqueFrame;
 using ffmpeg::UniquePacket;
@@ -32,12 +33,6 @@ struct SwrDeleter {
 struct FifoDeleter {
   void operator()(AVAudioFifo* f) const { av_audio_fifo_free(f); }
 };
-
-template <typename T>
-T* check_alloc(T* p) {
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
 
 // The encoder's sample format: float if it takes it, else 32-bit integers (FLAC: 24 bits), else its first.
 AVSampleFormat sample_format_for(const AVCodec* codec) {
@@ -160,18 +155,7 @@ FfmpegAudioEncoder::FfmpegAudioEncoder(const std::string& input, const AVCodec* 
     ac->flags |= AV_CODEC_FLAG_QSCALE;
     ac->global_quality = static_cast<int>(std::lround(FF_QP2LAMBDA * *s.vbr_quality));
   }
-  const std::string name = codec->name;  // avcodec_open2 clears ctx->codec when it fails
-  AVDictionary* dict = nullptr;
-  for (const auto& [k, v] : s.codec_options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
-  const int opened = avcodec_open2(ac, codec, &dict);
-  const ffmpeg::UniqueDictionary left(dict);
-  if (const AVDictionaryEntry* e = av_dict_get(left.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX); e && opened >= 0) {
-    throw Error(ErrorCode::kInvalidInput, input, fmt::format("encoder {} has no option '{}'", name, e->key));
-  }
-  if (const int r = opened; r < 0) {
-    const ErrorCode code = r == AVERROR(ENOMEM) ? ErrorCode::kLimitExceeded : ErrorCode::kInvalidInput;
-    throw Error(code, input, fmt::format("cannot open encoder {}: {}", name, ffmpeg::error_string(r)));
-  }
+  ffmpeg::open_encoder(ac, s.codec_options, input);
   AVChannelLayout in_layout{};
   av_channel_layout_default(&in_layout, s.channels);
   SwrContext* swr = nullptr;

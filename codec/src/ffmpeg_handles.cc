@@ -25,6 +25,21 @@ std::string error_string(int errnum) {
   return buf;
 }
 
+void open_encoder(AVCodecContext* ctx, const std::map<std::string, std::string>& options, const std::string& output) {
+  AVDictionary* dict = nullptr;
+  for (const auto& [k, v] : options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
+  const std::string name = ctx->codec->name;  // avcodec_open2 clears ctx->codec when it fails
+  const int r = avcodec_open2(ctx, ctx->codec, &dict);
+  const UniqueDictionary left(dict);
+  if (r < 0) {
+    const ErrorCode code = r == AVERROR(ENOMEM) ? ErrorCode::kLimitExceeded : ErrorCode::kInvalidInput;
+    throw Error(code, output, fmt::format("cannot open encoder {}: {}", name, error_string(r)));
+  }
+  if (const AVDictionaryEntry* e = av_dict_get(left.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX)) {
+    throw Error(ErrorCode::kInvalidInput, output, fmt::format("encoder {} has no option '{}'", name, e->key));
+  }
+}
+
 void throw_error(int errnum, const std::string& input, const std::string& what) {
   ErrorCode code = ErrorCode::kInvalidInput;
   if (errnum == AVERROR_EXIT) {

@@ -12,7 +12,9 @@ extern "C" {
 }
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "loom/codec/byte_source.h"
@@ -76,6 +78,18 @@ std::string error_string(int errnum);
 
 // Throws the loom::Error for a failed FFmpeg call `what` on `input`.
 [[noreturn]] void throw_error(int errnum, const std::string& input, const std::string& what);
+
+// `p`, or std::bad_alloc when an FFmpeg allocator returned null.
+template <typename T>
+T* check_alloc(T* p) {
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+// Opens the encoder context `ctx` (allocated for its codec) with the caller's private `options`.
+// Error(kLimitExceeded) when FFmpeg runs out of memory, Error(kInvalidInput) naming `output` when the
+// encoder refuses the settings or does not know one of the options.
+void open_encoder(AVCodecContext* ctx, const std::map<std::string, std::string>& options, const std::string& output);
 
 // Deadline checked by FFmpeg's interrupt callback; must outlive the context it is attached to.
 struct Deadline {

@@ -35,18 +35,13 @@ namespace {
 struct SwsDeleter {
   void operator()(SwsContext* s) const { sws_freeContext(s); }
 };
+using ffmpeg::check_alloc;
 using ffmpeg::UniqueAvio;
 using ffmpeg::UniqueCodecContext;
 using ffmpeg::UniqueFrame;
 using ffmpeg::UniqueOutputContext;
 using ffmpeg::UniquePacket;
 using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
-
-template <typename T>
-T* check_alloc(T* p) {
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
 
 // ---- Containers ----
 struct Container {
@@ -122,22 +117,6 @@ bool set_private(AVCodecContext* ctx, const char* key, const std::string& value,
         fmt::format("{}: invalid value '{}' for {}: {}", ctx->codec->name, value, key, ffmpeg::error_string(r)));
   }
   return true;
-}
-
-// Opens `ctx` with the caller's options; an option the encoder does not use is an error.
-void open_codec(AVCodecContext* ctx, const std::map<std::string, std::string>& options, const std::string& input) {
-  AVDictionary* dict = nullptr;
-  for (const auto& [k, v] : options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
-  const std::string name = ctx->codec->name;  // avcodec_open2 clears ctx->codec when it fails
-  const int r = avcodec_open2(ctx, ctx->codec, &dict);
-  ffmpeg::UniqueDictionary left(dict);
-  if (r < 0) {
-    const ErrorCode code = r == AVERROR(ENOMEM) ? ErrorCode::kLimitExceeded : ErrorCode::kInvalidInput;
-    throw Error(code, input, fmt::format("cannot open encoder {}: {}", name, ffmpeg::error_string(r)));
-  }
-  if (const AVDictionaryEntry* e = av_dict_get(left.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX)) {
-    throw Error(ErrorCode::kInvalidInput, input, fmt::format("encoder {} has no option '{}'", name, e->key));
-  }
 }
 
 // ---- The temporary output file, written through a custom AVIOContext ----
@@ -423,7 +402,7 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
       !set_private(vc, "cpu-used", options.preset, input) && !set_private(vc, "speed", options.preset, input)) {
     throw Error(ErrorCode::kUnsupported, input, fmt::format("{} has no preset (speed) setting", codec->name));
   }
-  open_codec(vc, options.codec_options, input);
+  ffmpeg::open_encoder(vc, options.codec_options, input);
   s.video_stream = check_alloc(avformat_new_stream(s.fmt.get(), nullptr));
   s.video_stream->time_base = vc->time_base;
   s.video_stream->avg_frame_rate = s.fps;
