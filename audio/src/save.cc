@@ -16,6 +16,7 @@ extern "C" {
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "ffmpeg_audio_encoder.h"
@@ -149,7 +150,11 @@ int memory_write(void* opaque, uint8_t* buf, int size) {
   auto* m = static_cast<MemoryOutput*>(opaque);
   if (size <= 0) return 0;
   const size_t end = m->pos + static_cast<size_t>(size);
-  if (end > m->bytes.size()) m->bytes.resize(end);
+  try {
+    if (end > m->bytes.size()) m->bytes.resize(end);
+  } catch (const std::bad_alloc&) {
+    return AVERROR(ENOMEM);  // no exception may cross libavformat's C frames
+  }
   std::memcpy(m->bytes.data() + m->pos, buf, static_cast<size_t>(size));
   m->pos = end;
   return size;
@@ -167,7 +172,6 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
   m->pos = static_cast<size_t>(target);
   return target;
 }
-
 
 // Validates bit_rate and compression for `format` and turns them into encoder settings.
 void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const AVCodec* codec, int channels,

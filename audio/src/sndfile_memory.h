@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -53,7 +54,11 @@ struct SndfileMemory {
       SndfileMemory& f = self(user);
       if (count <= 0) return 0;
       const auto end = static_cast<size_t>(f.pos + count);
-      if (end > f.bytes.size()) f.bytes.resize(end);
+      try {
+        if (end > f.bytes.size()) f.bytes.resize(end);
+      } catch (const std::bad_alloc&) {
+        return 0;  // a short write, which libsndfile reports; no exception may cross its C frames
+      }
       std::memcpy(f.bytes.data() + f.pos, ptr, static_cast<size_t>(count));
       f.pos += count;
       return count;
