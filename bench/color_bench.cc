@@ -25,7 +25,7 @@
 
 namespace {
 
-using loom::vision::Layout;
+using loom::Layout;
 namespace lt = loom::transforms;
 
 }  // namespace

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   for (const auto& [layout, image] : {std::pair{"CHW", chw}, std::pair{"HWC", hwc}}) {
     lt::Sample sample;
     sample.image = image;
-    sample.layout = std::strcmp(layout, "CHW") == 0 ? loom::vision::Layout::kCHW : loom::vision::Layout::kHWC;
+    sample.layout = std::strcmp(layout, "CHW") == 0 ? loom::Layout::kCHW : loom::Layout::kHWC;
     for (const auto& [name, op] : ops) {
       const double s = loom::bench::median_seconds([&] { (void)op(sample); });
       std::puts(fmt::format(R"({{"layout": "{}", "op": "{}", "in": "{}x{}", "ms": {:.4f}}})", layout, name, width,

@@ -103,7 +103,7 @@ std::string bench_file(const std::string& path, const Args& args) {
   opt.to_uint8 = args.mode == loom::vision::ImageReadMode::kRGB;  // 16-bit PNG: uint8, as the peers give
   opt.min_width = args.min_width;
   opt.min_height = args.min_height;
-  opt.layout = loom::vision::Layout::kHWC;
+  opt.layout = loom::Layout::kHWC;
 
   const loom::Tensor first = loom::vision::decode_image(src, opt);  // throws for rejected files
   warm_up(src, opt, args.warmup);
@@ -112,7 +112,7 @@ std::string bench_file(const std::string& path, const Args& args) {
   std::string times;
   if (args.hwc) times += fmt::format(R"(, "hwc_s": {:.9f})", median_seconds(src, opt, reps));
   if (args.chw) {
-    opt.layout = loom::vision::Layout::kCHW;
+    opt.layout = loom::Layout::kCHW;
     warm_up(src, opt, args.hwc ? args.warmup / 5 : args.warmup);
     times += fmt::format(R"(, "chw_s": {:.9f})", median_seconds(src, opt, reps));
   }

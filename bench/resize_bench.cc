@@ -31,13 +31,13 @@ int main(int argc, char** argv) {
   loom::Tensor image = loom::Tensor::empty({height, width, 3}, loom::DType::kUInt8);
   if (!loom::bench::read_raw(argv[1], image)) return 2;
   loom::transforms::ResizeOptions options;
-  options.layout = loom::vision::Layout::kHWC;
+  options.layout = loom::Layout::kHWC;
   loom::Tensor chw = loom::Tensor::empty({3, height, width}, loom::DType::kFloat32);
   for (int64_t c = 0; c < 3; ++c)
     for (int64_t i = 0; i < int64_t{height} * width; ++i)
       chw.data<float>()[c * height * width + i] = static_cast<float>(image.data<uint8_t>()[i * 3 + c]) / 255.0f;
   loom::transforms::ResizeOptions chw_options;
-  chw_options.layout = loom::vision::Layout::kCHW;
+  chw_options.layout = loom::Layout::kCHW;
   for (int a = 4; a < argc; ++a) {
     int out_w = 0, out_h = 0;
     if (std::sscanf(argv[a], "%dx%d", &out_w, &out_h) != 2) return 2;

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   int reps = 3;
   int64_t batch = 8;
   loom::video::DecoderOptions options;
-  options.dimension_order = loom::video::Layout::kNHWC;  // the peers' layout (H x W x 3 per frame)
+  options.dimension_order = loom::Layout::kHWC;  // the peers' layout (H x W x 3 per frame)
   std::vector<int64_t> indices;
   std::vector<std::string> files;
   for (int a = 1; a < argc; ++a) {

@@ -106,12 +106,12 @@ std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int
   if (jpeg) {
     vision::JpegEncodeOptions jo;
     jo.quality = quality;
-    jo.layout = vision::Layout::kHWC;
+    jo.layout = Layout::kHWC;
     return vision::encode_jpeg(image, jo);
   }
   vision::PngEncodeOptions po;
   po.compression_level = compression;
-  po.layout = vision::Layout::kHWC;
+  po.layout = Layout::kHWC;
   return vision::encode_png(image, po);
 }
 

@@ -37,7 +37,7 @@ struct BenchArgs {
   int iterations = 20;
 };
 
-constexpr transforms::Size kResizeTarget{224, 224};
+constexpr Size kResizeTarget{224, 224};
 constexpr double kNoiseSigma = 0.1;
 const std::vector<float> kImageNetMean{0.485f, 0.456f, 0.406f};
 const std::vector<float> kImageNetStd{0.229f, 0.224f, 0.225f};
@@ -70,15 +70,15 @@ std::function<Tensor(const Tensor&)> make_op(const std::string& op, transforms::
     transforms::ResizeOptions ro;
     ro.interpolation = transforms::Interpolation::kBilinear;
     ro.antialias = true;
-    ro.layout = vision::Layout::kHWC;
+    ro.layout = Layout::kHWC;
     return [ro](const Tensor& image) { return transforms::resize(image, kResizeTarget, ro); };
   }
   if (op == "noise") {
     return [&rng](const Tensor& image) { return transforms::gaussian_noise(image, rng, 0.0, kNoiseSigma, true); };
   }
   transforms::NormalizeOptions no;
-  no.input_layout = vision::Layout::kHWC;
-  no.output_layout = vision::Layout::kCHW;
+  no.input_layout = Layout::kHWC;
+  no.output_layout = Layout::kCHW;
   return [no](const Tensor& image) { return transforms::normalize(image, kImageNetMean, kImageNetStd, no); };
 }
 

@@ -138,14 +138,14 @@ uint64_t noise_stream(const fs::path& relative) {
 transforms::Sample hwc_sample(const Tensor& image) {
   transforms::Sample sample;
   sample.image = image;
-  sample.layout = vision::Layout::kHWC;
+  sample.layout = Layout::kHWC;
   return sample;
 }
 
 Tensor apply_crop(const Tensor& image, const CropSpec& crop) {
   const transforms::Sample sample = hwc_sample(image);
   const Geometry& g = crop.region;
-  if (crop.center) return transforms::center_crop(sample, transforms::Size{g.height, g.width}).image;
+  if (crop.center) return transforms::center_crop(sample, Size{g.height, g.width}).image;
   return transforms::crop(sample, g.y, g.x, g.height, g.width).image;
 }
 
@@ -174,19 +174,19 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob
   const bool jpeg_out = job.output.extension() == ".jpg";
   const std::optional<ResizeSpec>& resize = steps.resize;
   vision::DecodeOptions opt;
-  opt.layout = vision::Layout::kHWC;  // what the codecs read and write natively: no layout passes
+  opt.layout = Layout::kHWC;  // what the codecs read and write natively: no layout passes
   opt.mode = parse_mode(args.mode);
   opt.apply_exif_orientation = args.exif;
   opt.to_uint8 = jpeg_out || steps.noise_seed.has_value();  // the noise is uint8 GaussianNoise
 
-  transforms::Size target;
+  Size target;
   // The DCT-scaling hint only when nothing comes between decode and resize: a crop's region is in
   // full-resolution pixels, and cropping a scaled decode would not give the same pixels.
   const bool dct_hint = resize && !steps.crop;
   if (dct_hint) {
     const vision::ImageInfo info = vision::read_image_info(src, opt.limits);
     const bool swapped = args.exif && info.orientation >= 5;  // EXIF 5..8 turn the image by 90 degrees
-    const transforms::Size upright{swapped ? info.width : info.height, swapped ? info.height : info.width};
+    const Size upright{swapped ? info.width : info.height, swapped ? info.height : info.width};
     target = resize_target(*resize, upright);
     // DCT-domain scaling: JPEG decodes straight to the smallest size that still covers the target.
     opt.min_width = static_cast<int>(swapped ? target.height : target.width);
@@ -198,11 +198,11 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob
   }
   if (steps.crop) image = apply_crop(image, *steps.crop);
   if (resize) {
-    if (!dct_hint) target = resize_target(*resize, transforms::image_size(image, vision::Layout::kHWC));
+    if (!dct_hint) target = resize_target(*resize, transforms::image_size(image, Layout::kHWC));
     transforms::ResizeOptions ro;
     ro.interpolation = parse_interp(args.interp);
     ro.antialias = !args.no_antialias;
-    ro.layout = vision::Layout::kHWC;
+    ro.layout = Layout::kHWC;
     if (image.size(0) != target.height || image.size(1) != target.width) image = transforms::resize(image, target, ro);
   }
   if (args.hflip) image = transforms::horizontal_flip(hwc_sample(image)).image;

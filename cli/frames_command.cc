@@ -315,22 +315,22 @@ int run_frames(const FramesArgs& args) {
 
   video::DecoderOptions options;
   options.seek_mode = args.seek == "approximate" ? video::SeekMode::kApproximate : video::SeekMode::kExact;
-  options.dimension_order = video::Layout::kNHWC;
+  options.dimension_order = Layout::kHWC;
   std::optional<video::VideoDecoder> decoder;
-  std::optional<video::Size> output_size;  // with --resize
+  std::optional<Size> output_size;  // with --resize
   std::vector<int64_t> indices;
   const bool by_time = selector.kind == SelectorKind::kTimes || selector.kind == SelectorKind::kEvery;
   try {
     decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
     const video::StreamMetadata& m = decoder->metadata();
     if (resize) {  // resized in the colour conversion, to a size computed from the stream's
-      const transforms::Size target = resize_target(*resize, transforms::Size{m.height, m.width});
+      const Size target = resize_target(*resize, Size{m.height, m.width});
       if (std::max(target.height, target.width) > kMaxResizeSide) {
         throw Error(ErrorCode::kInvalidInput, args.input,
                     fmt::format("--resize gives {}x{}, larger than {} on a side", target.width, target.height,
                                 kMaxResizeSide));
       }
-      output_size = video::Size{static_cast<int>(target.height), static_cast<int>(target.width)};
+      output_size = target;
       decoder->set_output_size(output_size);
     }
     indices = by_time ? resolve_times(selector, *decoder, args.input)

@@ -50,9 +50,9 @@ inline std::optional<ResizeSpec> parse_resize(const std::string& text) {
 }
 
 // The output size of `resize` for an input of size `input`.
-inline transforms::Size resize_target(const ResizeSpec& resize, transforms::Size input) {
+inline Size resize_target(const ResizeSpec& resize, Size input) {
   return resize.shorter > 0 ? transforms::size_for_shorter_side(input, resize.shorter)
-                            : transforms::Size{resize.height, resize.width};
+                            : Size{resize.height, resize.width};
 }
 
 }  // namespace loom::cli

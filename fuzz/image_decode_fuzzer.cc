@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.limits.max_bytes = 64 << 20;
   opt.limits.max_jpeg_scans = 100;
   opt.mode = static_cast<vision::ImageReadMode>(knobs % 5);
-  opt.layout = (knobs & 8) ? vision::Layout::kHWC : vision::Layout::kCHW;
+  opt.layout = (knobs & 8) ? Layout::kHWC : Layout::kCHW;
   opt.apply_exif_orientation = (knobs & 16) != 0;
   if (knobs & 32) {
     opt.min_width = 17;

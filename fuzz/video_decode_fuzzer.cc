@@ -50,12 +50,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.limits = fuzz_limits();
   opt.num_threads = 1;
   opt.seek_mode = (knobs & 1) ? video::SeekMode::kApproximate : video::SeekMode::kExact;
-  opt.dimension_order = (knobs & 2) ? video::Layout::kNHWC : video::Layout::kNCHW;
+  opt.dimension_order = (knobs & 2) ? Layout::kHWC : Layout::kCHW;
   switch ((knobs >> 2) & 3) {
     case 0: break;
-    case 1: opt.output_size = video::Size{7, 5}; break;
-    case 2: opt.output_size = video::Size{32, 48}; break;
-    case 3: opt.output_size = video::Size{1, 1}; break;
+    case 1: opt.output_size = Size{7, 5}; break;
+    case 2: opt.output_size = Size{32, 48}; break;
+    case 3: opt.output_size = Size{1, 1}; break;
   }
   try {
     video::VideoDecoder decoder = video::VideoDecoder::open(src, opt);

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   }
   try {
     loom::video::DecoderOptions options;  // exact seek mode; uint8 RGB, here [H, W, 3]
-    options.dimension_order = loom::video::Layout::kNHWC;
+    options.dimension_order = loom::Layout::kHWC;
     loom::video::VideoDecoder decoder = loom::video::VideoDecoder::open(argv[1], options);
     const loom::video::StreamMetadata& m = decoder.metadata();
     std::printf("%s %dx%d %s (%s, %s range), %lld frames, %.3f to %.3f s, %zu keyframes\n", m.codec.c_str(), m.width,

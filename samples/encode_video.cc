@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     loom::video::EncoderOptions options;
     options.fps = kFps;
     options.crf = 23;
-    options.dimension_order = loom::video::Layout::kNHWC;
+    options.dimension_order = loom::Layout::kHWC;
     loom::video::AudioTrack audio;
     audio.samples = loom::Tensor::empty({1, int64_t{kRate} * kSeconds}, loom::DType::kFloat32);
     audio.sample_rate = kRate;
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     loom::video::EncoderOptions lossless;
     lossless.codec = "ffv1";
     lossless.pixel_format = "bgr0";
-    lossless.dimension_order = loom::video::Layout::kNHWC;
+    lossless.dimension_order = loom::Layout::kHWC;
     const std::filesystem::path mkv = std::filesystem::path(argv[1]).replace_extension(".lossless.mkv");
     loom::video::encode_video(mkv, batch, kFps, lossless);
     std::printf("wrote %s: %lld bytes\n", mkv.c_str(), static_cast<long long>(std::filesystem::file_size(mkv)));

@@ -16,24 +16,24 @@ int main(int argc, char** argv) {
   try {
     const ByteSource bytes = ByteSource::from_file(argv[1]);
     const vision::ImageInfo info = vision::read_image_info(bytes);
-    const transforms::Size target = transforms::size_for_shorter_side({info.height, info.width}, 224);
+    const Size target = transforms::size_for_shorter_side({info.height, info.width}, 224);
 
     vision::DecodeOptions decode;
-    decode.layout = vision::Layout::kHWC;  // the layout codecs produce natively
+    decode.layout = Layout::kHWC;  // the layout codecs produce natively
     decode.mode = vision::ImageReadMode::kRGB;
     decode.min_width = static_cast<int>(target.width);  // JPEG: decode at the smallest M/8 scale that covers it
     decode.min_height = static_cast<int>(target.height);
     const Tensor scaled = vision::decode_image(bytes, decode);
 
     transforms::ResizeOptions resize;
-    resize.layout = vision::Layout::kHWC;
+    resize.layout = Layout::kHWC;
     const Tensor out = transforms::resize(scaled, target, resize);  // antialiased bilinear
     std::printf("%dx%d -> decoded %lldx%lld -> %lldx%lld\n", info.width, info.height,
                 static_cast<long long>(scaled.size(1)), static_cast<long long>(scaled.size(0)),
                 static_cast<long long>(out.size(1)), static_cast<long long>(out.size(0)));
 
     vision::WriteOptions write;
-    write.jpeg.layout = vision::Layout::kHWC;
+    write.jpeg.layout = Layout::kHWC;
     write.jpeg.quality = 90;
     vision::write_image(out, argv[2], write);
   } catch (const Error& e) {

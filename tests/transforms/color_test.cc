@@ -20,8 +20,6 @@
 namespace loom::transforms {
 namespace {
 
-using vision::Layout;
-
 Tensor random_image(int64_t c, int64_t h, int64_t w, DType dtype, uint32_t seed) {
   std::mt19937 rng(seed);
   Tensor t = Tensor::empty({c, h, w}, dtype);

@@ -34,9 +34,9 @@ TEST(RemapAxes, EqualsPerPixelReferenceForEveryPixelSize) {
                                              {DType::kUInt8, 4},   {DType::kUInt8, 5},   {DType::kFloat32, 2},
                                              {DType::kFloat32, 3}, {DType::kFloat32, 4}, {DType::kFloat64, 1}};
   for (const auto& [dtype, channels] : cases) {
-    for (vision::Layout layout : {vision::Layout::kHWC, vision::Layout::kCHW}) {
+    for (Layout layout : {Layout::kHWC, Layout::kCHW}) {
       const int64_t h = 7, w = 29;
-      Tensor image = layout == vision::Layout::kHWC ? Tensor::empty({h, w, channels}, dtype)
+      Tensor image = layout == Layout::kHWC ? Tensor::empty({h, w, channels}, dtype)
                                                     : Tensor::empty({channels, h, w}, dtype);
       auto* bytes = static_cast<uint8_t*>(image.data());
       for (size_t i = 0; i < image.nbytes(); ++i) bytes[i] = static_cast<uint8_t>(rng.integer(1, 256));
@@ -51,9 +51,9 @@ TEST(RemapAxes, EqualsPerPixelReferenceForEveryPixelSize) {
           for (int64_t y = 0; y < oh; ++y) {
             for (int64_t x = 0; x < ow; ++x) {
               const bool inside = rows[y] >= 0 && cols[x] >= 0;
-              const int64_t src_index = layout == vision::Layout::kHWC ? (rows[y] * w + cols[x]) * channels + c
+              const int64_t src_index = layout == Layout::kHWC ? (rows[y] * w + cols[x]) * channels + c
                                                                        : (c * h + rows[y]) * w + cols[x];
-              const int64_t out_index = layout == vision::Layout::kHWC ? (y * ow + x) * channels + c
+              const int64_t out_index = layout == Layout::kHWC ? (y * ow + x) * channels + c
                                                                        : (c * oh + y) * ow + x;
               const uint8_t zero[8] = {};
               ASSERT_EQ(std::memcmp(o + out_index * es, inside ? bytes + src_index * es : zero, es), 0)

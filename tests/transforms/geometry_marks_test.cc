@@ -117,7 +117,7 @@ Tensor make_rows(const std::vector<std::vector<double>>& rows, DType dtype) { re
 std::vector<double> doubles(const Tensor& t) { return test_util::tensor_doubles(t); }
 
 // The marked image, 3 x kH x kW (CHW) or kH x kW x 3 (HWC), uint8 or float32 (same values).
-Tensor marked_image(vision::Layout layout, DType dtype) {
+Tensor marked_image(Layout layout, DType dtype) {
   std::vector<uint8_t> planes(3 * kH * kW, 0);
   auto set = [&](int c, int64_t y, int64_t x, int bit) {
     if (x >= 0 && y >= 0 && x < kW && y < kH) planes[(c * kH + y) * kW + x] |= static_cast<uint8_t>(1 << bit);
@@ -141,7 +141,7 @@ Tensor marked_image(vision::Layout layout, DType dtype) {
       for (int64_t dx = -1; dx <= 1; ++dx) set(2, kKeypoints[i][1] + dy, kKeypoints[i][0] + dx, static_cast<int>(i));
     }
   }
-  const bool hwc = layout == vision::Layout::kHWC;
+  const bool hwc = layout == Layout::kHWC;
   Tensor t = hwc ? Tensor::empty({kH, kW, 3}, dtype) : Tensor::empty({3, kH, kW}, dtype);
   for (int c = 0; c < 3; ++c) {
     for (int64_t y = 0; y < kH; ++y) {
@@ -167,10 +167,10 @@ struct Mark {
   bool touches_border(Size s) const { return min_x == 0 || min_y == 0 || max_x == s.width - 1 || max_y == s.height - 1; }
 };
 
-Mark find_mark(const Tensor& image, vision::Layout layout, int channel, int bit) {
+Mark find_mark(const Tensor& image, Layout layout, int channel, int bit) {
   const Tensor t = image.contiguous();
   const Size s = image_size(t, layout);
-  const bool hwc = layout == vision::Layout::kHWC;
+  const bool hwc = layout == Layout::kHWC;
   Mark m;
   for (int64_t y = 0; y < s.height; ++y) {
     for (int64_t x = 0; x < s.width; ++x) {
@@ -285,7 +285,7 @@ std::vector<Op> ops() {
 }
 
 struct Config {
-  vision::Layout layout;
+  Layout layout;
   DType dtype;
 };
 
@@ -453,7 +453,7 @@ void run_all_ops(const Config cfg) {
 
 // The test itself: each check fails for annotations that do not follow their marks.
 TEST(GeometryMarksSelfCheck, MisplacedAnnotationsFail) {
-  const Tensor image = marked_image(vision::Layout::kCHW, DType::kUInt8);
+  const Tensor image = marked_image(Layout::kCHW, DType::kUInt8);
   Sample s;
   s.image = horizontal_flip(Sample{image}).image;  // flipped pixels, unflipped annotations
   std::vector<std::vector<double>> rows;
@@ -490,10 +490,10 @@ TEST(GeometryMarksSelfCheck, MisplacedAnnotationsFail) {
   EXPECT_GE(rotated_failures.size(), static_cast<int>(kRotated.size()) - 1);
 }
 
-TEST(GeometryMarks, ChwUint8) { run_all_ops({vision::Layout::kCHW, DType::kUInt8}); }
-TEST(GeometryMarks, HwcUint8) { run_all_ops({vision::Layout::kHWC, DType::kUInt8}); }
-TEST(GeometryMarks, ChwFloat32) { run_all_ops({vision::Layout::kCHW, DType::kFloat32}); }
-TEST(GeometryMarks, HwcFloat32) { run_all_ops({vision::Layout::kHWC, DType::kFloat32}); }
+TEST(GeometryMarks, ChwUint8) { run_all_ops({Layout::kCHW, DType::kUInt8}); }
+TEST(GeometryMarks, HwcUint8) { run_all_ops({Layout::kHWC, DType::kUInt8}); }
+TEST(GeometryMarks, ChwFloat32) { run_all_ops({Layout::kCHW, DType::kFloat32}); }
+TEST(GeometryMarks, HwcFloat32) { run_all_ops({Layout::kHWC, DType::kFloat32}); }
 
 }  // namespace
 }  // namespace loom::transforms

@@ -14,9 +14,9 @@ namespace {
 
 // Pillow's antialiased filters, and torch's non-antialiased bicubic (a = -0.75, border weights folded).
 const std::vector<ResizeOptions> kFilters = {
-    {Interpolation::kBilinear, true, vision::Layout::kHWC},
-    {Interpolation::kBicubic, true, vision::Layout::kHWC},
-    {Interpolation::kBicubic, false, vision::Layout::kHWC}};
+    {Interpolation::kBilinear, true, Layout::kHWC},
+    {Interpolation::kBicubic, true, Layout::kHWC},
+    {Interpolation::kBicubic, false, Layout::kHWC}};
 
 TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   std::mt19937 rng(3);

@@ -51,9 +51,9 @@ const char* mode_name(Interpolation interp) {
   return "?";
 }
 
-Tensor random_image(Size s, int64_t channels, vision::Layout layout, DType dtype, std::mt19937& rng,
+Tensor random_image(Size s, int64_t channels, Layout layout, DType dtype, std::mt19937& rng,
                     double scale = 1.0) {
-  const bool hwc = layout == vision::Layout::kHWC;
+  const bool hwc = layout == Layout::kHWC;
   Tensor t = hwc ? Tensor::empty({s.height, s.width, channels}, dtype) : Tensor::empty({channels, s.height, s.width}, dtype);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -114,7 +114,7 @@ struct TorchMode {
 struct Job {
   std::string label;
   Tensor image;
-  vision::Layout layout;
+  Layout layout;
   Size out;
 };
 
@@ -123,10 +123,10 @@ std::vector<Job> random_jobs(DType dtype, double scale = 1.0) {
   std::mt19937 rng(11);
   std::vector<Job> jobs;
   for (const SizePair& p : kSizePairs) {
-    for (vision::Layout layout : {vision::Layout::kCHW, vision::Layout::kHWC}) {
+    for (Layout layout : {Layout::kCHW, Layout::kHWC}) {
       const int64_t channels = 1 + static_cast<int64_t>(jobs.size() % 4);
       jobs.push_back({fmt::format("{}x{} -> {}x{} C={} {}", p.in.height, p.in.width, p.out.height, p.out.width,
-                                  channels, layout == vision::Layout::kHWC ? "HWC" : "CHW"),
+                                  channels, layout == Layout::kHWC ? "HWC" : "CHW"),
                       random_image(p.in, channels, layout, dtype, rng, scale), layout, p.out});
     }
   }
@@ -150,7 +150,7 @@ std::vector<double> torch_differences(const std::vector<Job>& jobs, const std::v
       o.antialias = modes[m].antialias;
       o.layout = jobs[j].layout;
       list.push_back({{"input", name},
-                      {"layout", o.layout == vision::Layout::kHWC ? "hwc" : "chw"},
+                      {"layout", o.layout == Layout::kHWC ? "hwc" : "chw"},
                       {"size", {jobs[j].out.height, jobs[j].out.width}},
                       {"mode", mode_name(o.interpolation)},
                       {"antialias", o.antialias},
@@ -217,7 +217,7 @@ std::vector<std::pair<std::string, Tensor>> real_images() {
   for (const File& f : files) {
     vision::DecodeOptions d;
     d.mode = f.mode;
-    d.layout = vision::Layout::kHWC;
+    d.layout = Layout::kHWC;
     images.emplace_back(f.path, vision::read_image(test::media(f.path), d));
   }
   return images;
@@ -245,7 +245,7 @@ std::vector<Job> real_image_jobs() {
       jobs.push_back({fmt::format("{} {}x{} -> {}x{} {}", label, in.height, in.width, out.height, out.width,
                                   chw ? "CHW" : "HWC"),
                       chw ? hwc.permute({2, 0, 1}).contiguous() : hwc,
-                      chw ? vision::Layout::kCHW : vision::Layout::kHWC, out});
+                      chw ? Layout::kCHW : Layout::kHWC, out});
     }
   }
   return jobs;
@@ -286,7 +286,7 @@ double pillow_difference(const std::vector<std::pair<std::string, Tensor>>& imag
       for (Interpolation interp : {Interpolation::kBilinear, Interpolation::kBicubic, Interpolation::kBox}) {
         ResizeOptions o;
         o.interpolation = interp;
-        o.layout = vision::Layout::kHWC;
+        o.layout = Layout::kHWC;
         cases.push_back({std::to_string(cases.size()), resize(image, out, o),
                          fmt::format("{} {} {}x{} -> {}x{}", label, mode_name(interp), in.height, in.width,
                                      out.height, out.width)});
@@ -312,7 +312,7 @@ TEST(ResizeParity, Uint8AntialiasedWithinOneOfPillowOnNoise) {
   for (size_t i = 0; i < shapes.size(); ++i) {
     const int64_t channels = 1 + static_cast<int64_t>(i % 4);
     images.emplace_back(fmt::format("noise C={}", channels),
-                        random_image(shapes[i], channels, vision::Layout::kHWC, DType::kUInt8, rng));
+                        random_image(shapes[i], channels, Layout::kHWC, DType::kUInt8, rng));
   }
   auto at_least_one = [](Size s) { return Size{std::max<int64_t>(s.height, 1), std::max<int64_t>(s.width, 1)}; };
   std::vector<std::function<Size(Size)>> sizes;
@@ -328,7 +328,7 @@ TEST(ResizeParity, Float32BoxMatchesPillowFloatImages) {
   std::vector<std::pair<std::string, Tensor>> images;
   for (int64_t channels = 1; channels <= 4; ++channels) {
     images.emplace_back(fmt::format("float C={}", channels),
-                        random_image({31 + channels, 45 - channels}, channels, vision::Layout::kHWC, DType::kFloat32,
+                        random_image({31 + channels, 45 - channels}, channels, Layout::kHWC, DType::kFloat32,
                                      rng));
   }
   const double worst = pillow_difference(images, kRelativeSizes);

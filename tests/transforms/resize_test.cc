@@ -32,7 +32,7 @@ ResizeOptions hwc(Interpolation interp, bool antialias = true) {
   ResizeOptions o;
   o.interpolation = interp;
   o.antialias = antialias;
-  o.layout = vision::Layout::kHWC;
+  o.layout = Layout::kHWC;
   return o;
 }
 
@@ -176,7 +176,7 @@ TEST(Resize, ChwEqualsHwcPermuted) {
     for (Interpolation interp : {Interpolation::kNearestExact, Interpolation::kBilinear, Interpolation::kBicubic}) {
       for (bool antialias : {true, false}) {
         ResizeOptions chw = hwc(interp, antialias);
-        chw.layout = vision::Layout::kCHW;
+        chw.layout = Layout::kCHW;
         const Tensor rh = resize(h, {17, 55}, hwc(interp, antialias));
         const Tensor back = resize(c, {17, 55}, chw).permute({1, 2, 0}).contiguous();
         ASSERT_EQ(0, std::memcmp(rh.data(), back.data(), rh.nbytes())) << static_cast<int>(interp) << antialias;

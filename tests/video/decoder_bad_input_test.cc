@@ -92,7 +92,7 @@ TEST(DecoderColorTest, MatrixFollowsTheStream) {
                        Case{"video/h264_10bits.mp4", false}}) {
     const fs::path file = loom::test::media(c.file);
     DecoderOptions o;
-    o.dimension_order = Layout::kNHWC;
+    o.dimension_order = Layout::kHWC;
     VideoDecoder dec = VideoDecoder::open(file, o);
     nlohmann::json p;
     p["file"] = file.string();
@@ -302,7 +302,7 @@ TEST(DecoderBadInputTest, CorruptPacketsNeverCrash) {
   // Flip bytes inside mdat (44 .. 654816), after the first frames.
   std::mt19937 rng(3);
   for (int i = 0; i < 400; ++i) bytes[100000 + rng() % 500000] ^= static_cast<uint8_t>(1 + rng() % 255);
-  for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+  for (Layout layout : {Layout::kCHW, Layout::kHWC}) {
     DecoderOptions o;
     o.dimension_order = layout;
     VideoDecoder dec = VideoDecoder::open(ByteSource::from_memory(bytes, "corrupt.mp4"), o);

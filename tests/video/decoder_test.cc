@@ -17,7 +17,7 @@ using namespace loom::video::test;
 constexpr int kTolerance = 2;  // per channel, vs ffmpeg's own rgb24 conversion
 
 // Frames [N, H, W, 3] of `f` in NHWC whatever its layout.
-Tensor as_nhwc(const Tensor& t, Layout layout) { return layout == Layout::kNHWC ? t : t.permute({0, 2, 3, 1}); }
+Tensor as_nhwc(const Tensor& t, Layout layout) { return layout == Layout::kHWC ? t : t.permute({0, 2, 3, 1}); }
 
 class DecoderCorpusTest : public ::testing::TestWithParam<fs::path> {};
 
@@ -98,7 +98,7 @@ TEST_P(DecoderCorpusTest, CountAndPtsMatchPyAVAndSequentialDecodeMatchesRandomAc
 TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
   const fs::path file = GetParam();
   Tensor nchw_frames;  // as NHWC: the NHWC decode must give the same bytes (it may skip the scratch frame)
-  for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+  for (Layout layout : {Layout::kCHW, Layout::kHWC}) {
     DecoderOptions o;
     o.dimension_order = layout;
     VideoDecoder dec = VideoDecoder::open(file, o);
@@ -110,7 +110,7 @@ TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
                                   static_cast<int64_t>(rng() % n), 0};
     Frames f = dec.get_frames_at(asked);
     ASSERT_EQ(f.data.size(0), static_cast<int64_t>(asked.size()));
-    if (layout == Layout::kNCHW) {
+    if (layout == Layout::kCHW) {
       EXPECT_EQ(f.data.size(1), 3);
       EXPECT_EQ(f.data.size(2), m.height);
       EXPECT_EQ(f.data.size(3), m.width);
@@ -127,7 +127,7 @@ TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
     const Tensor ref = ffmpeg_frames(file, m.stream_index, unique, m.height, m.width, false);
     ASSERT_TRUE(ref.defined());
     const Tensor got = as_nhwc(f.data, layout);
-    if (layout == Layout::kNCHW) {
+    if (layout == Layout::kCHW) {
       nchw_frames = got;
     } else {
       EXPECT_EQ(max_abs_diff(got, nchw_frames), 0) << "NHWC and NCHW frames differ";
@@ -136,7 +136,7 @@ TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
       const int64_t u = std::lower_bound(unique.begin(), unique.end(), normalized[j]) - unique.begin();
       const int d = max_abs_diff(got.select(0, j), ref.select(0, u));
       EXPECT_LE(d, kTolerance) << "frame " << normalized[j] << " (asked " << asked[j] << ")";
-      if (layout == Layout::kNCHW) RecordProperty("max_diff_frame_" + std::to_string(normalized[j]), d);
+      if (layout == Layout::kCHW) RecordProperty("max_diff_frame_" + std::to_string(normalized[j]), d);
     }
   }
 }

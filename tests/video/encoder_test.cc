@@ -132,7 +132,7 @@ int leftover_temps(const std::filesystem::path& dir) {
 }
 
 EncoderOptions nhwc(EncoderOptions o = {}) {
-  o.dimension_order = Layout::kNHWC;
+  o.dimension_order = Layout::kHWC;
   return o;
 }
 

@@ -362,7 +362,7 @@ TEST(SamplerDecodeTest, RegularIndicesGiveTheDecodersFrames) {
 TEST(SamplerDecodeTest, RandomIndicesAreDeterministicAndGiveTheDecodersFrames) {
   const fs::path file = video("nasa_13013.mp4");
   DecoderOptions nhwc;
-  nhwc.dimension_order = Layout::kNHWC;
+  nhwc.dimension_order = Layout::kHWC;
   VideoDecoder dec = VideoDecoder::open(file, nhwc);
   const IndexClipOptions o = index_options(4, 3, 5);
   const Clips a = clips_at_random_indices(dec, 2024, o);

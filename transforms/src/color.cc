@@ -17,7 +17,7 @@ namespace {
 
 // The checks every color op starts with: a 3-D CPU uint8 or float32 image of 1 or 3 channels; returns
 // the channel count.
-int64_t checked_color_image(const Tensor& image, vision::Layout layout, const char* op) {
+int64_t checked_color_image(const Tensor& image, Layout layout, const char* op) {
   const int64_t c = checked_channels(image, layout, op);
   check_u8_or_f32(image, op);
   if (c != 1 && c != 3) {
@@ -135,7 +135,7 @@ inline void hsv_to_rgb(Hsv hsv, float& r, float& g, float& b) {
 
 }  // namespace
 
-Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels, vision::Layout layout) {
+Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels, Layout layout) {
   const char* op = "rgb_to_grayscale";
   const int64_t c = checked_color_image(image, layout, op);
   if (num_output_channels != 1 && num_output_channels != 3) {
@@ -158,7 +158,7 @@ Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels, vision::La
   return from_planar(out, layout);
 }
 
-Tensor adjust_brightness(const Tensor& image, double factor, vision::Layout layout) {
+Tensor adjust_brightness(const Tensor& image, double factor, Layout layout) {
   const char* op = "adjust_brightness";
   checked_color_image(image, layout, op);
   check_non_negative(factor, op, "brightness factor");
@@ -180,7 +180,7 @@ Tensor adjust_brightness(const Tensor& image, double factor, vision::Layout layo
   return out;
 }
 
-Tensor adjust_contrast(const Tensor& image, double factor, vision::Layout layout) {
+Tensor adjust_contrast(const Tensor& image, double factor, Layout layout) {
   const char* op = "adjust_contrast";
   const int64_t c = checked_color_image(image, layout, op);
   check_non_negative(factor, op, "contrast factor");
@@ -201,7 +201,7 @@ Tensor adjust_contrast(const Tensor& image, double factor, vision::Layout layout
                      layout);
 }
 
-Tensor adjust_saturation(const Tensor& image, double factor, vision::Layout layout) {
+Tensor adjust_saturation(const Tensor& image, double factor, Layout layout) {
   const char* op = "adjust_saturation";
   const int64_t c = checked_color_image(image, layout, op);
   check_non_negative(factor, op, "saturation factor");
@@ -216,7 +216,7 @@ Tensor adjust_saturation(const Tensor& image, double factor, vision::Layout layo
                      layout);
 }
 
-Tensor adjust_hue(const Tensor& image, double hue_factor, vision::Layout layout) {
+Tensor adjust_hue(const Tensor& image, double hue_factor, Layout layout) {
   const char* op = "adjust_hue";
   const int64_t c = checked_color_image(image, layout, op);
   if (!(hue_factor >= -0.5 && hue_factor <= 0.5)) {
@@ -253,7 +253,7 @@ Tensor adjust_hue(const Tensor& image, double hue_factor, vision::Layout layout)
   return from_planar(out, layout);
 }
 
-Tensor adjust_gamma(const Tensor& image, double gamma, double gain, vision::Layout layout) {
+Tensor adjust_gamma(const Tensor& image, double gamma, double gain, Layout layout) {
   const char* op = "adjust_gamma";
   checked_color_image(image, layout, op);
   check_non_negative(gamma, op, "gamma");

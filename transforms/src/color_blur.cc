@@ -65,7 +65,7 @@ void blur_plane(const float* in, float* out, int64_t h, int64_t w, const std::ve
 }  // namespace
 
 Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::array<double, 2> sigma,
-                     vision::Layout layout) {
+                     Layout layout) {
   const char* op = "gaussian_blur";
   checked_channels(image, layout, op);
   check_u8_or_f32(image, op);

@@ -60,7 +60,7 @@ void convert(const S* src, D* dst, int64_t n, bool scale) {
 
 }  // namespace
 
-Tensor to_dtype(const Tensor& image, DType dtype, bool scale, vision::Layout layout) {
+Tensor to_dtype(const Tensor& image, DType dtype, bool scale, Layout layout) {
   const char* op = "to_dtype";
   checked_channels(image, layout, op);
   for (DType d : {image.dtype(), dtype}) {
@@ -113,8 +113,8 @@ Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std:
     if (s[i] == 0.0f) throw Error(ErrorCode::kInvalidInput, op, fmt::format("std[{}] is 0", i));
   }
   const Tensor src = image.contiguous();
-  const bool hwc_in = options.input_layout == vision::Layout::kHWC;
-  const bool hwc_out = options.output_layout == vision::Layout::kHWC;
+  const bool hwc_in = options.input_layout == Layout::kHWC;
+  const bool hwc_out = options.output_layout == Layout::kHWC;
   const int64_t h = src.size(hwc_in ? 0 : 1), w = src.size(hwc_in ? 1 : 2);
   Tensor out = hwc_out ? Tensor::empty({h, w, c}, DType::kFloat32) : Tensor::empty({c, h, w}, DType::kFloat32);
   NormalizeJob job;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "loom/codec/tensor.h"
-#include "loom/vision/image.h"
+#include "loom/codec/layout.h"
 
 namespace loom::transforms {
 
@@ -15,13 +15,13 @@ inline constexpr float kInv255 = static_cast<float>(1.0 / 255.0);
 
 // Checks a 3-D CPU image (Error(kInvalidInput) / Error(kUnsupported) named after `op`) and returns its
 // channel count for `layout`.
-int64_t checked_channels(const Tensor& image, vision::Layout layout, const char* op);
+int64_t checked_channels(const Tensor& image, Layout layout, const char* op);
 // Throws Error(kUnsupported) naming `op` unless the image is uint8 or float32.
 void check_u8_or_f32(const Tensor& image, const char* op);
 // The image as a contiguous C x H x W tensor (the input itself when it already is one).
-Tensor to_planar(const Tensor& image, vision::Layout layout);
+Tensor to_planar(const Tensor& image, Layout layout);
 // A contiguous C x H x W tensor in `layout` (the tensor itself for kCHW, an H x W x C copy for kHWC).
-Tensor from_planar(const Tensor& planar, vision::Layout layout);
+Tensor from_planar(const Tensor& planar, Layout layout);
 
 // One normalize job: `pixels` pixels of `channels` channels; src/dst interleaved (HWC) or planar
 // (CHW, planes `pixels` apart). out = (x * scale_u8 - mean[c]) / std[c] for uint8 (x * float(1/255)),

@@ -158,10 +158,10 @@ void check_fill(const Fill& fill, int64_t channels) {
   }
 }
 
-Tensor remap_axes(const Tensor& image, vision::Layout layout, const std::vector<int64_t>& rows,
+Tensor remap_axes(const Tensor& image, Layout layout, const std::vector<int64_t>& rows,
                   const std::vector<int64_t>& cols, const Fill& fill) {
   const Tensor src = image.contiguous();
-  const bool hwc = layout == vision::Layout::kHWC;
+  const bool hwc = layout == Layout::kHWC;
   const int64_t channels = image_channels(src, layout);
   const Size in = image_size(src, layout);
   const int64_t out_h = static_cast<int64_t>(rows.size()), out_w = static_cast<int64_t>(cols.size());
@@ -220,9 +220,9 @@ std::vector<int64_t> reversed_axis(int64_t n) {
   return v;
 }
 
-Tensor rotate90(const Tensor& image, vision::Layout layout, int k) {
+Tensor rotate90(const Tensor& image, Layout layout, int k) {
   k = ((k % 4) + 4) % 4;
-  const bool hwc = layout == vision::Layout::kHWC;
+  const bool hwc = layout == Layout::kHWC;
   const int hdim = hwc ? 0 : 1, wdim = hwc ? 1 : 2;
   if (k == 0) return image.clone();
   if (k == 2) return remap_axes(image, layout, reversed_axis(image.size(hdim)), reversed_axis(image.size(wdim)), {});

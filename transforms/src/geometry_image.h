@@ -18,7 +18,7 @@ void check_fill(const Fill& fill, int64_t channels);
 
 // out(y, x) = in(rows[y], cols[x]), or the fill where rows[y] or cols[x] is -1. Covers crop (with
 // implicit zero padding), pad in every mode and the flips.
-Tensor remap_axes(const Tensor& image, vision::Layout layout, const std::vector<int64_t>& rows,
+Tensor remap_axes(const Tensor& image, Layout layout, const std::vector<int64_t>& rows,
                   const std::vector<int64_t>& cols, const Fill& fill);
 
 // Source indices for `before` + n + `after` output positions over an axis of n pixels: -1 (fill) for
@@ -31,6 +31,6 @@ std::vector<int64_t> identity_axis(int64_t n);
 std::vector<int64_t> reversed_axis(int64_t n);
 
 // Rotation by k * 90 degrees counter-clockwise (torch.rot90 over H and W), exact.
-Tensor rotate90(const Tensor& image, vision::Layout layout, int k);
+Tensor rotate90(const Tensor& image, Layout layout, int k);
 
 }  // namespace loom::transforms::detail

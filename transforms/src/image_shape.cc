@@ -6,13 +6,13 @@
 
 namespace loom::transforms {
 
-int64_t checked_channels(const Tensor& image, vision::Layout layout, const char* op) {
+int64_t checked_channels(const Tensor& image, Layout layout, const char* op) {
   if (!image.defined() || image.ndim() != 3) {
     throw Error(ErrorCode::kInvalidInput, op,
                 fmt::format("expected a 3-D image tensor, got {} dimensions", image.defined() ? image.ndim() : 0));
   }
   if (!image.device().is_cpu()) throw Error(ErrorCode::kUnsupported, op, "the image is not on the CPU");
-  return layout == vision::Layout::kCHW ? image.size(0) : image.size(2);
+  return layout == Layout::kCHW ? image.size(0) : image.size(2);
 }
 
 void check_u8_or_f32(const Tensor& image, const char* op) {
@@ -22,12 +22,12 @@ void check_u8_or_f32(const Tensor& image, const char* op) {
   }
 }
 
-Tensor to_planar(const Tensor& image, vision::Layout layout) {
-  return layout == vision::Layout::kCHW ? image.contiguous() : image.permute({2, 0, 1}).contiguous();
+Tensor to_planar(const Tensor& image, Layout layout) {
+  return layout == Layout::kCHW ? image.contiguous() : image.permute({2, 0, 1}).contiguous();
 }
 
-Tensor from_planar(const Tensor& planar, vision::Layout layout) {
-  return layout == vision::Layout::kCHW ? planar : planar.permute({1, 2, 0}).contiguous();
+Tensor from_planar(const Tensor& planar, Layout layout) {
+  return layout == Layout::kCHW ? planar : planar.permute({1, 2, 0}).contiguous();
 }
 
 }  // namespace loom::transforms

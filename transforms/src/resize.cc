@@ -158,7 +158,7 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
 
 template <typename T>
 Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
-  const bool hwc = opt.layout == vision::Layout::kHWC;
+  const bool hwc = opt.layout == Layout::kHWC;
   const Tensor src = image.contiguous();
   const int64_t channels = image.size(hwc ? 2 : 0);
   const int64_t in_h = image.size(hwc ? 0 : 1), in_w = image.size(hwc ? 1 : 2);
@@ -236,7 +236,7 @@ Size size_for_shorter_side(Size in, int64_t shorter) {
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
   if (image.ndim() != 3) throw Error(ErrorCode::kInvalidInput, "resize", "expects a 3-D CHW or HWC image");
   if (!image.device().is_cpu()) throw Error(ErrorCode::kUnsupported, "resize", "runs on CPU tensors only");
-  const int64_t channels = image.size(opt.layout == vision::Layout::kHWC ? 2 : 0);
+  const int64_t channels = image.size(opt.layout == Layout::kHWC ? 2 : 0);
   if (channels < 1 || channels > 4) {
     throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("expects 1 to 4 channels, got {}", channels));
   }

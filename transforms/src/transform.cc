@@ -23,7 +23,7 @@ void check_not_null(const std::vector<TransformPtr>& transforms, std::string_vie
 
 }  // namespace
 
-Tensor Transform::operator()(const Tensor& image, Rng& rng, vision::Layout layout) const {
+Tensor Transform::operator()(const Tensor& image, Rng& rng, Layout layout) const {
   Sample sample;
   sample.image = image;
   sample.layout = layout;

@@ -132,9 +132,9 @@ void warp_image(const T* src, Size in, Strides in_strides, T* dst, Size out, Str
 }
 
 template <typename T, typename Map>
-Tensor warp_typed(const Tensor& image, vision::Layout layout, Size out, const Map& map, const WarpOptions& opt) {
+Tensor warp_typed(const Tensor& image, Layout layout, Size out, const Map& map, const WarpOptions& opt) {
   const Tensor src = image.contiguous();
-  const bool hwc = layout == vision::Layout::kHWC;
+  const bool hwc = layout == Layout::kHWC;
   const int64_t channels = image_channels(src, layout);
   const Size in = image_size(src, layout);
   check_fill(opt.fill, channels);
@@ -150,7 +150,7 @@ Tensor warp_typed(const Tensor& image, vision::Layout layout, Size out, const Ma
 }
 
 template <typename Map>
-Tensor warp(const Tensor& image, vision::Layout layout, Size out, const Map& map, const WarpOptions& opt,
+Tensor warp(const Tensor& image, Layout layout, Size out, const Map& map, const WarpOptions& opt,
             std::string_view what) {
   if (opt.interpolation != Interpolation::kNearest && opt.interpolation != Interpolation::kBilinear) {
     throw Error(ErrorCode::kInvalidInput, std::string(what), "supports nearest and bilinear interpolation only");
@@ -167,7 +167,7 @@ Tensor warp(const Tensor& image, vision::Layout layout, Size out, const Map& map
 
 }  // namespace
 
-Tensor warp_affine(const Tensor& image, vision::Layout layout, const AffineMatrix& m, Size out, const WarpOptions& opt) {
+Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& m, Size out, const WarpOptions& opt) {
   const Size in = image_size(image, layout);
   // Output pixel (x, y) relative to the output centre; source position relative to the input centre,
   // then shifted to pixel-index units.
@@ -180,7 +180,7 @@ Tensor warp_affine(const Tensor& image, vision::Layout layout, const AffineMatri
   return warp(image, layout, out, map, opt, "affine");
 }
 
-Tensor warp_perspective(const Tensor& image, vision::Layout layout, const std::array<double, 8>& c,
+Tensor warp_perspective(const Tensor& image, Layout layout, const std::array<double, 8>& c,
                         const WarpOptions& opt) {
   const Size in = image_size(image, layout);
   auto map = [&](int64_t x, int64_t y) {

@@ -10,6 +10,7 @@ extern "C" {
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -227,8 +228,13 @@ void VideoDecoder::Impl::set_output_size(std::optional<Size> size) {
     throw Error(ErrorCode::kInvalidInput, name,
                 fmt::format("output_size must be positive, got {}x{} (height x width)", size->height, size->width));
   }
+  if (size && (size->height > INT_MAX || size->width > INT_MAX)) {
+    throw Error(ErrorCode::kLimitExceeded, name,
+                fmt::format("output_size {}x{} (height x width) is too large", size->height, size->width));
+  }
   const AVCodecParameters* par = stream->codecpar;
-  const int width = size ? size->width : par->width, height = size ? size->height : par->height;
+  const int width = size ? static_cast<int>(size->width) : par->width;
+  const int height = size ? static_cast<int>(size->height) : par->height;
   check_image_size(options.limits, name, width, height, 3, 1);
   options.output_size = size;
   out_width = width;
@@ -463,7 +469,7 @@ Tensor VideoDecoder::Impl::allocate(int64_t n) const {
                 fmt::format("{} frames of {}x{} need {} bytes, more than Limits::max_bytes ({})", n, out_width,
                             out_height, bytes, options.limits.max_bytes));
   }
-  if (options.dimension_order == Layout::kNHWC) return Tensor::empty({n, out_height, out_width, 3}, DType::kUInt8);
+  if (options.dimension_order == Layout::kHWC) return Tensor::empty({n, out_height, out_width, 3}, DType::kUInt8);
   return Tensor::empty({n, 3, out_height, out_width}, DType::kUInt8);
 }
 
@@ -476,7 +482,7 @@ void VideoDecoder::Impl::write_frame(const Tensor& out, int64_t slot) {
   converter->convert(*frame, scratch.data(), static_cast<int>(stride));
   const size_t plane = static_cast<size_t>(out_width) * out_height;
   uint8_t* base = static_cast<uint8_t*>(out.data()) + slot * plane * 3;
-  if (options.dimension_order == Layout::kNHWC) {
+  if (options.dimension_order == Layout::kHWC) {
     for (int y = 0; y < out_height; ++y) std::memcpy(base + y * row, scratch.data() + y * stride, row);
     return;
   }

@@ -174,7 +174,7 @@ const mode_t kProcessUmask = [] {
 struct VideoEncoder::Impl {
   std::string input;  // path, for messages
   int width = 0, height = 0;
-  Layout order = Layout::kNCHW;
+  Layout order = Layout::kCHW;
   AVRational fps{30, 1};
   std::string codec_name;
 
@@ -485,7 +485,7 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
 void VideoEncoder::write(const Tensor& frames) {
   Impl& s = *impl_;
   s.check_usable("write()");
-  const bool nchw = s.order == Layout::kNCHW;
+  const bool nchw = s.order == Layout::kCHW;
   const char* layout = nchw ? "[N, 3, H, W]" : "[N, H, W, 3]";
   if (!frames.defined() || frames.ndim() != 4) {
     throw Error(ErrorCode::kInvalidInput, s.input, fmt::format("frames must be a uint8 tensor {}", layout));
@@ -593,7 +593,7 @@ void encode_video(const std::filesystem::path& path, const Tensor& frames, doubl
   }
   EncoderOptions o = options;
   o.fps = fps;
-  const bool nchw = o.dimension_order == Layout::kNCHW;
+  const bool nchw = o.dimension_order == Layout::kCHW;
   const int64_t h = frames.size(nchw ? 2 : 1), w = frames.size(nchw ? 3 : 2);
   if (h > INT_MAX || w > INT_MAX) throw Error(ErrorCode::kInvalidInput, path.string(), "frames are too large");
   VideoEncoder e = VideoEncoder::open(path, static_cast<int>(w), static_cast<int>(h), o, audio);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "loom/codec/tensor.h"
-#include "loom/transforms/size.h"
+#include "loom/codec/size.h"
 
 namespace loom::transforms {
 

@@ -1,6 +1,6 @@
 // Color and dtype operations on image tensors, with torchvision.transforms.v2.functional semantics.
 //
-// Layout: every image is a 3-D tensor, C x H x W (vision::Layout::kCHW, the default) or H x W x C
+// Layout: every image is a 3-D tensor, C x H x W (Layout::kCHW, the default) or H x W x C
 // (kHWC), with any strides (a strided input is read through a contiguous copy). Results are new
 // contiguous tensors in the input's layout (normalize may change it, see NormalizeOptions); inputs are
 // never written.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "loom/codec/tensor.h"
-#include "loom/vision/image.h"
+#include "loom/codec/layout.h"
 
 namespace loom::transforms {
 
@@ -34,11 +34,11 @@ namespace loom::transforms {
 // scale = false: a plain cast (float -> integer truncates toward zero after clamping to the range).
 // The same dtype returns a contiguous copy.
 Tensor to_dtype(const Tensor& image, DType dtype, bool scale = true,
-                vision::Layout layout = vision::Layout::kCHW);
+                Layout layout = Layout::kCHW);
 
 struct NormalizeOptions {
-  vision::Layout input_layout = vision::Layout::kCHW;
-  vision::Layout output_layout = vision::Layout::kCHW;  // e.g. HWC uint8 in, CHW float32 out
+  Layout input_layout = Layout::kCHW;
+  Layout output_layout = Layout::kCHW;  // e.g. HWC uint8 in, CHW float32 out
 };
 
 // (x - mean[c]) / std[c] per channel, as float32. uint8 input is scaled to [0, 1] first (ToDtype(
@@ -52,27 +52,27 @@ Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std:
 // torchvision's rgb_to_grayscale: L = 0.2989 R + 0.587 G + 0.114 B (float32), 1 or 3 output channels
 // (3: L repeated). A 1-channel input is copied (or repeated to 3 channels).
 Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels = 1,
-                        vision::Layout layout = vision::Layout::kCHW);
+                        Layout layout = Layout::kCHW);
 
 // x * factor, clamped to the dtype's range (1.0 for float). factor >= 0.
-Tensor adjust_brightness(const Tensor& image, double factor, vision::Layout layout = vision::Layout::kCHW);
+Tensor adjust_brightness(const Tensor& image, double factor, Layout layout = Layout::kCHW);
 
 // Blend with the mean of the grayscale image (floored grayscale for uint8): factor * x + (1 - factor) *
 // mean, clamped. factor >= 0.
-Tensor adjust_contrast(const Tensor& image, double factor, vision::Layout layout = vision::Layout::kCHW);
+Tensor adjust_contrast(const Tensor& image, double factor, Layout layout = Layout::kCHW);
 
 // Blend with the grayscale image (floored for uint8): factor * x + (1 - factor) * gray, clamped.
 // factor >= 0; 0 gives a gray image, 1 the input.
-Tensor adjust_saturation(const Tensor& image, double factor, vision::Layout layout = vision::Layout::kCHW);
+Tensor adjust_saturation(const Tensor& image, double factor, Layout layout = Layout::kCHW);
 
 // Shifts the hue by hue_factor (in [-0.5, 0.5], a fraction of the hue circle) through torchvision's
 // RGB -> HSV -> RGB formulas in float32; uint8 goes through to_dtype(scale=true) both ways.
-Tensor adjust_hue(const Tensor& image, double hue_factor, vision::Layout layout = vision::Layout::kCHW);
+Tensor adjust_hue(const Tensor& image, double hue_factor, Layout layout = Layout::kCHW);
 
 // gain * x^gamma on the [0, 1] scale, clamped to [0, 1] (uint8 through to_dtype(scale=true) both
 // ways). gamma >= 0.
 Tensor adjust_gamma(const Tensor& image, double gamma, double gain = 1.0,
-                    vision::Layout layout = vision::Layout::kCHW);
+                    Layout layout = Layout::kCHW);
 
 // torchvision's gaussian_blur: kernel_size = {kx, ky} (odd, positive), sigma = {sx, sy} (> 0); the
 // 1-D kernels are exp(-x^2 / (2 sigma^2)) at x = -(k-1)/2 .. (k-1)/2, normalised to sum 1; borders
@@ -80,6 +80,6 @@ Tensor adjust_gamma(const Tensor& image, double gamma, double gain = 1.0,
 // side. Any channel count. float32 accumulates in float32 (separable passes: within float rounding of
 // torchvision's 2-D convolution); uint8 is rounded to nearest even, as torchvision.
 Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::array<double, 2> sigma,
-                     vision::Layout layout = vision::Layout::kCHW);
+                     Layout layout = Layout::kCHW);
 
 }  // namespace loom::transforms

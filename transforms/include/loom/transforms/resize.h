@@ -36,8 +36,8 @@
 #include <cstdint>
 
 #include "loom/codec/tensor.h"
-#include "loom/transforms/size.h"
-#include "loom/vision/image.h"
+#include "loom/codec/size.h"
+#include "loom/codec/layout.h"
 
 namespace loom::transforms {
 
@@ -53,7 +53,7 @@ enum class Interpolation {
 struct ResizeOptions {
   Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = true;  // Pillow's widened filters (see above); ignored by kNearest/kNearestExact
-  vision::Layout layout = vision::Layout::kCHW;
+  Layout layout = Layout::kCHW;
 };
 
 // Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target, an unsupported

@@ -11,22 +11,22 @@
 
 #include "loom/codec/tensor.h"
 #include "loom/transforms/annotations.h"
-#include "loom/transforms/size.h"
-#include "loom/vision/image.h"
+#include "loom/codec/size.h"
+#include "loom/codec/layout.h"
 
 namespace loom::transforms {
 
 struct Sample {
   Tensor image;  // uint8 or float32 (some transforms accept more; each header says), C x H x W or H x W x C
-  vision::Layout layout = vision::Layout::kCHW;
+  Layout layout = Layout::kCHW;
   std::optional<BoundingBoxes> boxes;
   std::optional<KeyPoints> keypoints;
   Tensor labels;  // optional: [N] or [N, ...], one row per box
 };
 
 // The image's height and width; Error(kInvalidInput) when it is not a 3-D tensor.
-Size image_size(const Tensor& image, vision::Layout layout);
+Size image_size(const Tensor& image, Layout layout);
 inline Size image_size(const Sample& sample) { return image_size(sample.image, sample.layout); }
-int64_t image_channels(const Tensor& image, vision::Layout layout);
+int64_t image_channels(const Tensor& image, Layout layout);
 
 }  // namespace loom::transforms

@@ -25,7 +25,7 @@ class Transform {
   virtual std::string describe() const = 0;
 
   // Convenience for image-only pipelines.
-  Tensor operator()(const Tensor& image, Rng& rng, vision::Layout layout = vision::Layout::kCHW) const;
+  Tensor operator()(const Tensor& image, Rng& rng, Layout layout = Layout::kCHW) const;
 };
 
 using TransformPtr = std::shared_ptr<const Transform>;

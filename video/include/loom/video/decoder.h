@@ -25,7 +25,7 @@
 // files or when the header is wrong. A custom FrameIndex (e.g. from `ffprobe -show_frames`) gives
 // exact results without the scan.
 //
-// Output: uint8 RGB, [N, 3, H, W] (kNCHW, default) or [N, H, W, 3] (kNHWC); a single frame drops N.
+// Output: uint8 RGB, [N, 3, H, W] (Layout::kCHW, default) or [N, H, W, 3] (Layout::kHWC); a single frame drops N.
 // Colour conversion is libswscale's, with the matrix (BT.601, BT.709, BT.2020, ...) and range
 // (limited/full) of each decoded frame (BT.601 when the stream does not say), the way the ffmpeg CLI's
 // scale filter does it, with SWS_BILINEAR; 10-bit sources convert directly. An output_size resizes in
@@ -51,17 +51,13 @@
 
 #include "loom/codec/byte_source.h"
 #include "loom/codec/limits.h"
+#include "loom/codec/size.h"
 #include "loom/codec/tensor.h"
-#include "loom/video/layout.h"
+#include "loom/codec/layout.h"
 
 namespace loom::video {
 
 enum class SeekMode { kExact, kApproximate };
-
-struct Size {
-  int height = 0;
-  int width = 0;
-};
 
 // A caller-supplied frame index, in the stream's time base (ffprobe -show_frames "pts"/"duration"
 // fields, or "pkt_dts" where pts is missing). Entries may come in any order; they are sorted by pts.
@@ -81,7 +77,7 @@ struct DecoderOptions {
   std::optional<FrameIndex> custom_index;
   // FFmpeg decoding threads; 0 lets FFmpeg choose.
   int num_threads = 1;
-  Layout dimension_order = Layout::kNCHW;
+  Layout dimension_order = Layout::kCHW;
   // Output height and width (both > 0); unset keeps the stream's size.
   std::optional<Size> output_size;
   Limits limits;

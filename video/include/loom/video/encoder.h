@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "loom/codec/tensor.h"
-#include "loom/video/layout.h"
+#include "loom/codec/layout.h"
 
 namespace loom::video {
 
@@ -61,7 +61,7 @@ struct EncoderOptions {
   std::string pixel_format = "yuv420p";
   // Encoder threads; 0 lets the encoder choose.
   int num_threads = 0;
-  Layout dimension_order = Layout::kNCHW;  // of the batches given to write(); channels R, G, B
+  Layout dimension_order = Layout::kCHW;  // of the batches given to write(); channels R, G, B
   // Extra encoder options passed to avcodec_open2 (e.g. {"g", "12"}, {"tune", "film"}, {"lossless",
   // "1"}, {"bf", "0"}). An option the encoder does not know is Error(kInvalidInput).
   std::map<std::string, std::string> codec_options;

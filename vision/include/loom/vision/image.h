@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "loom/codec/byte_source.h"
+#include "loom/codec/layout.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
 #include "loom/codec/tensor.h"
@@ -32,8 +33,6 @@ enum class ImageReadMode {
   kRGB,        // 3 channels; alpha and transparency are dropped (not composited)
   kRGBAlpha,   // 4 channels; alpha is opaque when the file has none
 };
-
-enum class Layout { kCHW, kHWC };
 
 struct Rect {
   int x = 0, y = 0, width = 0, height = 0;

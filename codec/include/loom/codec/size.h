@@ -1,9 +1,9 @@
-// Image sizes for the transforms: height first, as torchvision's (H, W).
+// A two-dimensional size in pixels (or frames x bins), height first as torchvision's (H, W).
 #pragma once
 
 #include <cstdint>
 
-namespace loom::transforms {
+namespace loom {
 
 struct Size {
   int64_t height = 0;
@@ -11,4 +11,4 @@ struct Size {
   bool operator==(const Size&) const = default;
 };
 
-}  // namespace loom::transforms
+}  // namespace loom
