@@ -208,7 +208,7 @@ int run_audio(const AudioArgs& args) {
 
 }  // namespace
 
-std::function<int()> add_audio_command(CLI::App& app) {
+Command add_audio_command(CLI::App& app) {
   auto args = std::make_shared<AudioArgs>();
   CLI::App* cmd = app.add_subcommand(
       "audio", "Convert audio files (files, or folders recursively): effects, sample rate, channels, format");
@@ -232,7 +232,7 @@ std::function<int()> add_audio_command(CLI::App& app) {
                   "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
   add_batch_flags(*cmd, args->batch, args->overwrite);
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before any file is touched
-  return [args] { return run_audio(*args); };
+  return {cmd, [args] { return run_audio(*args); }};
 }
 
 }  // namespace loom::cli

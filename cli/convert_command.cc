@@ -231,7 +231,7 @@ int run_convert(const ConvertArgs& args) {
 
 }  // namespace
 
-std::function<int()> add_convert_command(CLI::App& app) {
+Command add_convert_command(CLI::App& app) {
   auto args = std::make_shared<ConvertArgs>();
   CLI::App* cmd = app.add_subcommand("convert", "Convert images (files, or folders recursively) to JPEG or PNG");
   cmd->add_option("INPUT", args->inputs, "Image files or folders")->required();
@@ -267,7 +267,7 @@ std::function<int()> add_convert_command(CLI::App& app) {
     check_noise(*args);
     parse_seed(args->seed);
   });
-  return [args] { return run_convert(*args); };
+  return {cmd, [args] { return run_convert(*args); }};
 }
 
 }  // namespace loom::cli

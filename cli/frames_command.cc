@@ -403,7 +403,7 @@ int run_frames(const FramesArgs& args) {
 
 }  // namespace
 
-std::function<int()> add_frames_command(CLI::App& app) {
+Command add_frames_command(CLI::App& app) {
   auto args = std::make_shared<FramesArgs>();
   CLI::App* cmd = app.add_subcommand(
       "frames", "Write frames of a video as OUTDIR/frame_%06d.png (or .jpg), named by frame index (default: every frame)");
@@ -427,7 +427,7 @@ std::function<int()> add_frames_command(CLI::App& app) {
   cmd->add_flag("--overwrite", args->overwrite, "Replace existing frame files (default: refuse)");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before the video is opened
-  return [args] { return run_frames(*args); };
+  return {cmd, [args] { return run_frames(*args); }};
 }
 
 }  // namespace loom::cli
