@@ -61,10 +61,10 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
   return jobs;
 }
 
-void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool& overwrite) {
+void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag) {
   cmd.add_option("-j,--jobs", options.jobs, "Parallel jobs (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd.add_flag("--overwrite", overwrite, "Replace existing output files (default: refuse)");
-  cmd.add_flag("--fail-fast", options.fail_fast, "Stop at the first failed file");
+  cmd.add_flag("--overwrite", options.overwrite, "Replace existing output files (default: refuse)");
+  if (fail_fast_flag) cmd.add_flag("--fail-fast", options.fail_fast, "Stop at the first failed file");
   cmd.add_flag("-q,--quiet", options.quiet, "No progress bar and no summary (errors are still printed)");
 }
 

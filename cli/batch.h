@@ -1,6 +1,7 @@
-// What the batch commands (`convert`, `audio`) share: listing the inputs and planning one output per
-// file in a mirrored tree, and running a per-file function over the plan on a thread pool with
-// per-file error lines, a progress bar on a terminal, a summary line and interrupt cleanup.
+// What the batch commands share: the batch flags (`convert`, `audio`, `frames`);
+// listing the inputs and planning one output per file in a mirrored tree, and running a per-file
+// function over the plan on a thread pool with per-file error lines, a progress bar on a terminal, a
+// summary line and interrupt cleanup (`convert`, `audio`).
 #pragma once
 
 #include <cstdint>
@@ -36,14 +37,16 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
 
 struct BatchOptions {
   int jobs = 0;             // worker threads; 0: one per core
+  bool overwrite = false;   // replace existing outputs (the command's writes; run_batch writes nothing)
   bool fail_fast = false;   // start no new file after the first failure
   bool quiet = false;       // no progress bar, no summary
   const char* noun = "files";  // the summary's rate unit: "N ok, M failed in S s (X <noun>/s, Y MB/s)"
   std::string summary_suffix;  // appended to the summary line
 };
 
-// Adds the flags every batch command takes: -j/--jobs, --overwrite, --fail-fast and -q/--quiet.
-void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool& overwrite);
+// Adds the flags every batch command takes, into `options`: -j/--jobs, --overwrite, -q/--quiet and,
+// with `fail_fast_flag`, --fail-fast (a command that always stops at its first failure goes without).
+void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag = true);
 
 // Runs `process` for every job (planning errors are failures without calling it); `process` returns
 // the input bytes it read and throws on failure (loom::Error or std::exception): each failure prints

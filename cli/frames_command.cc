@@ -41,9 +41,7 @@ struct FramesArgs {
   std::string resize;
   int quality = 75;
   int compression = 6;
-  int jobs = 0;
-  bool overwrite = false;
-  bool quiet = false;
+  BatchOptions batch;  // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
 };
 
 enum class SelectorKind { kAll, kIndices, kTimes, kRange, kEvery, kNum };
@@ -302,7 +300,7 @@ int run_frames(const FramesArgs& args) {
   output.folder = args.outdir;
   output.quality = args.quality;
   output.compression = args.compression;
-  output.overwrite = args.overwrite;
+  output.overwrite = args.batch.overwrite;
 
   auto fail = [&](const std::string& message) {
     std::fputs((message + "\n").c_str(), stderr);
@@ -356,14 +354,14 @@ int run_frames(const FramesArgs& args) {
   }
 
   install_interrupt_cleanup();
-  const int threads = worker_count(args.jobs);
+  const int threads = worker_count(args.batch.jobs);
   const video::StreamMetadata& m = decoder->metadata();
   const int64_t out_h = output_size ? output_size->height : m.height;
   const int64_t out_w = output_size ? output_size->width : m.width;
   const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
   const size_t chunk = static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
-  Progress progress(static_cast<int64_t>(indices.size()), !args.quiet);
+  Progress progress(static_cast<int64_t>(indices.size()), !args.batch.quiet);
   bool failed = false;
 
   // Encodes and writes `frames` in parallel; false after a failure (printed).
@@ -397,7 +395,7 @@ int run_frames(const FramesArgs& args) {
       failed = true;
     }
   }
-  progress.finish(args.quiet, "frames");
+  progress.finish(args.batch.quiet, "frames");
   return failed ? 1 : 0;
 }
 
@@ -423,9 +421,7 @@ Command add_frames_command(CLI::App& app) {
   cmd->add_option("--resize", args->resize, "WxH, or N for the shorter side (aspect kept), in the colour conversion (bilinear)");
   cmd->add_option("--quality", args->quality, "JPEG quality 1-100")->check(CLI::Range(1, 100))->capture_default_str();
   cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")->check(CLI::Range(0, 9))->capture_default_str();
-  cmd->add_option("-j,--jobs", args->jobs, "Parallel encoding jobs (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--overwrite", args->overwrite, "Replace existing frame files (default: refuse)");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
+  add_batch_flags(*cmd, args->batch, /*fail_fast_flag=*/false);
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before the video is opened
   return {cmd, [args] { return run_frames(*args); }};
 }
