@@ -1,10 +1,11 @@
-// What the batch commands share: the batch flags (`convert`, `audio`, `frames`);
+// What the batch commands share: the batch flags and error lines (`convert`, `audio`, `frames`);
 // listing the inputs and planning one output per file in a mirrored tree, and running a per-file
 // function over the plan on a thread pool with per-file error lines, a progress bar on a terminal, a
 // summary line and interrupt cleanup (`convert`, `audio`).
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -55,6 +56,10 @@ void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag =
 // die of the signal. Returns 0 when every job succeeded and there were no input errors, else 1.
 int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
               const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process);
+
+// The error line of a failure of `input`: "<input>: <message>", the input named once (the what() of a
+// loom::Error about `input` already starts with it).
+std::string failure_line(const std::string& input, const std::exception& e);
 
 // Installs the SIGINT/SIGTERM handlers run_batch uses: delete the temporary files of write_file_atomic
 // calls in progress, then die of the signal. For commands that write many outputs without run_batch.

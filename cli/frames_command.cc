@@ -257,10 +257,11 @@ struct Decoded {
   double pts = 0;
 };
 
-// Decodes `indices` (ascending) in one call; when that fails (a truncated or corrupt file), frame by
-// frame, keeping the frames before the first that fails, whose error is returned in `error`.
+// Decodes `indices` (ascending) of `input` in one call; when that fails (a truncated or corrupt file),
+// frame by frame, keeping the frames before the first that fails, whose failure line is returned in
+// `error`.
 std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vector<int64_t>& indices,
-                                  std::string& error) {
+                                  const std::string& input, std::string& error) {
   std::vector<Decoded> out;
   try {
     video::Frames frames = decoder.get_frames_at(indices);
@@ -268,28 +269,19 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
       out.push_back({indices[k], frames.data.select(0, static_cast<int64_t>(k)), frames.pts_seconds[k]});
     }
     return out;
-  } catch (const std::exception& e) {
-    error = e.what();
+  } catch (const std::exception&) {  // retried frame by frame below
   }
   out.clear();  // the batch may have failed part-way through the loop above
-  error.clear();
   for (const int64_t i : indices) {
     try {
       video::Frame f = decoder.get_frame_at(i);
       out.push_back({i, f.data, f.pts_seconds});
     } catch (const std::exception& e) {
-      error = e.what();
+      error = failure_line(input, e);
       return out;
     }
   }
   return out;  // every frame decoded on its own
-}
-
-// "<input>: <message> (frame N)", the input named once.
-std::string frame_error(const std::string& input, int64_t index, const std::string& message) {
-  const std::string prefix = input + ": ";
-  const bool named = message.compare(0, prefix.size(), prefix) == 0;
-  return fmt::format("{}{} (frame {})", named ? "" : prefix, message, index);
 }
 
 int run_frames(const FramesArgs& args) {
@@ -305,10 +297,6 @@ int run_frames(const FramesArgs& args) {
   auto fail = [&](const std::string& message) {
     std::fputs((message + "\n").c_str(), stderr);
     return 1;
-  };
-  auto prefixed = [&](const std::exception& e) {
-    const auto* le = dynamic_cast<const Error*>(&e);
-    return le && le->input() == args.input ? std::string(e.what()) : fmt::format("{}: {}", args.input, e.what());
   };
 
   video::DecoderOptions options;
@@ -334,7 +322,7 @@ int run_frames(const FramesArgs& args) {
     indices = by_time ? resolve_times(selector, *decoder, args.input)
                       : resolve_indices(selector, decoder->num_frames(), args.input);
   } catch (const std::exception& e) {
-    return fail(prefixed(e));
+    return fail(failure_line(args.input, e));
   }
 
   if (!output.extension.empty()) {
@@ -371,7 +359,7 @@ int run_frames(const FramesArgs& args) {
       try {
         output.write(frames[k].index, frames[k].data);
       } catch (const std::exception& e) {
-        errors[k] = prefixed(e);
+        errors[k] = failure_line(args.input, e);
       }
       progress.record(errors[k].empty(), frame_bytes);
     });
@@ -388,10 +376,10 @@ int run_frames(const FramesArgs& args) {
     const std::vector<int64_t> part(indices.begin() + static_cast<std::ptrdiff_t>(begin),
                                     indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
     std::string error;
-    const std::vector<Decoded> frames = decode_chunk(*decoder, part, error);
+    const std::vector<Decoded> frames = decode_chunk(*decoder, part, args.input, error);
     if (!write_all(frames)) break;
     if (!error.empty()) {
-      progress.print_error(frame_error(args.input, part[frames.size()], error));
+      progress.print_error(fmt::format("{} (frame {})", error, part[frames.size()]));
       failed = true;
     }
   }
