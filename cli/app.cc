@@ -26,20 +26,15 @@ std::unique_ptr<App> make_app() {
   auto app = std::make_unique<App>();
   app->parser.set_version_flag("--version", [] { return version_text(); });
   app->parser.require_subcommand(1);
-  app->run_info = add_info_command(app->parser);
-  app->run_convert = add_convert_command(app->parser);
-  app->run_audio = add_audio_command(app->parser);
-  app->run_frames = add_frames_command(app->parser);
-  app->run_bench = add_bench_command(app->parser);
+  for (const AddCommand add : kCommands) app->commands.push_back(add(app->parser));
   return app;
 }
 
 int App::run() {
-  if (parser.got_subcommand("info")) return run_info();
-  if (parser.got_subcommand("audio")) return run_audio();
-  if (parser.got_subcommand("frames")) return run_frames();
-  if (parser.got_subcommand("bench")) return run_bench();
-  return run_convert();
+  for (const Command& c : commands) {
+    if (parser.got_subcommand(c.cmd)) return c.run();
+  }
+  return 2;  // no subcommand: the parse cannot have succeeded (require_subcommand)
 }
 
 }  // namespace loom::cli

@@ -4,14 +4,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include <functional>
 #include <memory>
+#include <vector>
+
+#include "commands.h"
 
 namespace loom::cli {
 
 struct App {
   CLI::App parser{"loom: decode, transform and batch-preprocess media files", "loom"};
-  std::function<int()> run_info, run_convert, run_audio, run_frames, run_bench;
+  std::vector<Command> commands;  // one per entry of kCommands, in its order
 
   // After a successful parse: runs the chosen subcommand and returns the exit status.
   int run();

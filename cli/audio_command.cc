@@ -36,8 +36,7 @@ struct AudioArgs {
   int channels = 0;     // 0 keeps the input's
   std::string effects;  // a SoX chain, "gain -3; lowpass 4000"
   int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
-  BatchOptions batch;  // -j, --fail-fast, -q
-  bool overwrite = false;
+  BatchOptions batch;    // -j, --overwrite, --fail-fast, -q
 };
 
 // Folder scanning: audio-only file extensions. Video containers (.mp4, .mkv, .webm, .mov, ...) are
@@ -137,7 +136,7 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
   const std::string format = ext == ".ogg" ? "ogg" : ext.substr(1);
   audio::SaveOptions save;
   save.format = format;
-  save.overwrite = args.overwrite;
+  save.overwrite = args.batch.overwrite;
   if (args.bit_rate > 0) save.bit_rate = args.bit_rate;
   if (!is_lossy(format)) choose_encoding(format, args.bits, in, save);
 
@@ -200,15 +199,13 @@ int run_audio(const AudioArgs& args) {
   const std::vector<BatchJob> jobs = plan_batch(
       args.inputs, args.outdir, audio_extensions(),
       [&](const fs::path& input) { return "." + output_format(args, input); }, input_errors);
-  BatchOptions options = args.batch;
-  options.noun = "files";
-  return run_batch(jobs, input_errors, options,
+  return run_batch(jobs, input_errors, args.batch,
                    [&](const BatchJob& job) { return convert_audio(args, effects, job); });
 }
 
 }  // namespace
 
-std::function<int()> add_audio_command(CLI::App& app) {
+Command add_audio_command(CLI::App& app) {
   auto args = std::make_shared<AudioArgs>();
   CLI::App* cmd = app.add_subcommand(
       "audio", "Convert audio files (files, or folders recursively): effects, sample rate, channels, format");
@@ -230,9 +227,9 @@ std::function<int()> add_audio_command(CLI::App& app) {
       ->check(CLI::Range(1, Limits{}.max_audio_channels));
   cmd->add_option("--effects", args->effects,
                   "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
-  add_batch_flags(*cmd, args->batch, args->overwrite);
+  add_batch_flags(*cmd, args->batch);
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before any file is touched
-  return [args] { return run_audio(*args); };
+  return {cmd, [args] { return run_audio(*args); }};
 }
 
 }  // namespace loom::cli

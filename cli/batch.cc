@@ -61,10 +61,10 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
   return jobs;
 }
 
-void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool& overwrite) {
+void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag) {
   cmd.add_option("-j,--jobs", options.jobs, "Parallel jobs (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd.add_flag("--overwrite", overwrite, "Replace existing output files (default: refuse)");
-  cmd.add_flag("--fail-fast", options.fail_fast, "Stop at the first failed file");
+  cmd.add_flag("--overwrite", options.overwrite, "Replace existing output files (default: refuse)");
+  if (fail_fast_flag) cmd.add_flag("--fail-fast", options.fail_fast, "Stop at the first failed file");
   cmd.add_flag("-q,--quiet", options.quiet, "No progress bar and no summary (errors are still printed)");
 }
 
@@ -82,10 +82,8 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
     try {
       if (!job.planning_error.empty()) throw Error(ErrorCode::kInvalidInput, job.input.string(), job.planning_error);
       bytes = process(job);
-    } catch (const Error& e) {
-      error = e.input() == job.input.string() ? e.what() : fmt::format("{}: {}", job.input.string(), e.what());
     } catch (const std::exception& e) {
-      error = fmt::format("{}: {}", job.input.string(), e.what());
+      error = failure_line(job.input.string(), e);
     }
     if (!error.empty()) {
       progress.print_error(error);
@@ -95,6 +93,11 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
   });
   progress.finish(options.quiet, options.noun, options.summary_suffix);
   return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
+}
+
+std::string failure_line(const std::string& input, const std::exception& e) {
+  const auto* error = dynamic_cast<const Error*>(&e);
+  return error && error->input() == input ? std::string(e.what()) : fmt::format("{}: {}", input, e.what());
 }
 
 void install_interrupt_cleanup() {

@@ -1,9 +1,11 @@
-// What the batch commands (`convert`, `audio`) share: listing the inputs and planning one output per
-// file in a mirrored tree, and running a per-file function over the plan on a thread pool with
-// per-file error lines, a progress bar on a terminal, a summary line and interrupt cleanup.
+// What the batch commands share: the batch flags and error lines (`convert`, `audio`, `frames`);
+// listing the inputs and planning one output per file in a mirrored tree, and running a per-file
+// function over the plan on a thread pool with per-file error lines, a progress bar on a terminal, a
+// summary line and interrupt cleanup (`convert`, `audio`).
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -36,14 +38,16 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
 
 struct BatchOptions {
   int jobs = 0;             // worker threads; 0: one per core
+  bool overwrite = false;   // replace existing outputs (the command's writes; run_batch writes nothing)
   bool fail_fast = false;   // start no new file after the first failure
   bool quiet = false;       // no progress bar, no summary
   const char* noun = "files";  // the summary's rate unit: "N ok, M failed in S s (X <noun>/s, Y MB/s)"
   std::string summary_suffix;  // appended to the summary line
 };
 
-// Adds the flags every batch command takes: -j/--jobs, --overwrite, --fail-fast and -q/--quiet.
-void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool& overwrite);
+// Adds the flags every batch command takes, into `options`: -j/--jobs, --overwrite, -q/--quiet and,
+// with `fail_fast_flag`, --fail-fast (a command that always stops at its first failure goes without).
+void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag = true);
 
 // Runs `process` for every job (planning errors are failures without calling it); `process` returns
 // the input bytes it read and throws on failure (loom::Error or std::exception): each failure prints
@@ -52,6 +56,10 @@ void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool& overwrite);
 // die of the signal. Returns 0 when every job succeeded and there were no input errors, else 1.
 int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
               const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process);
+
+// The error line of a failure of `input`: "<input>: <message>", the input named once (the what() of a
+// loom::Error about `input` already starts with it).
+std::string failure_line(const std::string& input, const std::exception& e);
 
 // Installs the SIGINT/SIGTERM handlers run_batch uses: delete the temporary files of write_file_atomic
 // calls in progress, then die of the signal. For commands that write many outputs without run_batch.

@@ -169,7 +169,7 @@ int run_bench(const BenchArgs& args) {
 
 }  // namespace
 
-std::function<int()> add_bench_command(CLI::App& app) {
+Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "Time a loom operation in-process on a synthetic uint8 RGB image");
   cmd->add_option("OP", args->op, "resize (to 224x224, antialiased bilinear), noise (sigma 0.1) or normalize "
@@ -184,7 +184,7 @@ std::function<int()> add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->callback([args] { parse_bench_size(args->size); });  // reject a bad --size while parsing
-  return [args] { return run_bench(*args); };
+  return {cmd, [args] { return run_bench(*args); }};
 }
 
 }  // namespace loom::cli

@@ -1,5 +1,5 @@
-// The `loom` subcommands. Each registers its options on a CLI11 app and returns the process exit
-// status when run: 0 when every input succeeded, 1 when any failed.
+// The `loom` subcommands. Adding one: write `<name>_command.cc` with its add function, declare it
+// here and list it in kCommands.
 #pragma once
 
 #include <functional>
@@ -10,15 +10,24 @@ class App;
 
 namespace loom::cli {
 
-// Adds `info` to `app`; the returned function runs it after parsing.
-std::function<int()> add_info_command(CLI::App& app);
-// Adds `convert` to `app`; the returned function runs it after parsing.
-std::function<int()> add_convert_command(CLI::App& app);
-// Adds `audio` to `app`; the returned function runs it after parsing.
-std::function<int()> add_audio_command(CLI::App& app);
-// Adds `frames` to `app`; the returned function runs it after parsing.
-std::function<int()> add_frames_command(CLI::App& app);
-// Adds `bench` to `app`; the returned function runs it after parsing (0, or 1 when the op failed).
-std::function<int()> add_bench_command(CLI::App& app);
+// A registered subcommand: its parser, and what runs it after a successful parse. `run` returns the
+// process exit status: 0 when every input succeeded, 1 when any failed.
+struct Command {
+  CLI::App* cmd = nullptr;
+  std::function<int()> run;
+};
+
+// Adds one subcommand, with its options, to `app`.
+using AddCommand = Command (*)(CLI::App& app);
+
+Command add_info_command(CLI::App& app);
+Command add_convert_command(CLI::App& app);
+Command add_audio_command(CLI::App& app);
+Command add_frames_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
+
+// Every subcommand, in the order `loom --help` lists them.
+inline constexpr AddCommand kCommands[] = {add_info_command, add_convert_command, add_audio_command, add_frames_command,
+                                           add_bench_command};
 
 }  // namespace loom::cli

@@ -45,8 +45,7 @@ struct ConvertArgs {
   double noise = 0.0;  // sigma on the [0, 1] scale; used when noise_on
   bool noise_on = false;
   std::string seed;  // decimal, or empty: a random seed
-  BatchOptions batch;  // -j, --fail-fast, -q
-  bool overwrite = false;
+  BatchOptions batch;  // -j, --overwrite, --fail-fast, -q
 };
 
 // A crop request: a region at an offset (--crop), or a centred one (--center-crop).
@@ -212,7 +211,7 @@ uint64_t convert_one(const ConvertArgs& args, const Steps& steps, const BatchJob
   }
   const std::vector<uint8_t> bytes = encode_hwc(image, jpeg_out, args.quality, args.compression);
   create_output_folder(job.output);
-  write_file_atomic(job.output, bytes, args.overwrite);
+  write_file_atomic(job.output, bytes, args.batch.overwrite);
   return src.size();
 }
 
@@ -231,7 +230,7 @@ int run_convert(const ConvertArgs& args) {
 
 }  // namespace
 
-std::function<int()> add_convert_command(CLI::App& app) {
+Command add_convert_command(CLI::App& app) {
   auto args = std::make_shared<ConvertArgs>();
   CLI::App* cmd = app.add_subcommand("convert", "Convert images (files, or folders recursively) to JPEG or PNG");
   cmd->add_option("INPUT", args->inputs, "Image files or folders")->required();
@@ -259,7 +258,7 @@ std::function<int()> add_convert_command(CLI::App& app) {
       "--noise", args->noise, "Add Gaussian noise of this sigma on the [0, 1] scale (0.1 = 25.5 levels), as torchvision GaussianNoise");
   CLI::Option* seed = cmd->add_option("--seed", args->seed, "Noise seed: the same seed gives the same files (default: random, printed)");
   seed->needs(noise);
-  add_batch_flags(*cmd, args->batch, args->overwrite);
+  add_batch_flags(*cmd, args->batch);
   cmd->callback([args, noise] {  // reject bad values while parsing, before any file is touched
     args->noise_on = noise->count() > 0;
     parse_resize(args->resize);
@@ -267,7 +266,7 @@ std::function<int()> add_convert_command(CLI::App& app) {
     check_noise(*args);
     parse_seed(args->seed);
   });
-  return [args] { return run_convert(*args); };
+  return {cmd, [args] { return run_convert(*args); }};
 }
 
 }  // namespace loom::cli

@@ -41,9 +41,7 @@ struct FramesArgs {
   std::string resize;
   int quality = 75;
   int compression = 6;
-  int jobs = 0;
-  bool overwrite = false;
-  bool quiet = false;
+  BatchOptions batch;  // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
 };
 
 enum class SelectorKind { kAll, kIndices, kTimes, kRange, kEvery, kNum };
@@ -259,10 +257,11 @@ struct Decoded {
   double pts = 0;
 };
 
-// Decodes `indices` (ascending) in one call; when that fails (a truncated or corrupt file), frame by
-// frame, keeping the frames before the first that fails, whose error is returned in `error`.
+// Decodes `indices` (ascending) of `input` in one call; when that fails (a truncated or corrupt file),
+// frame by frame, keeping the frames before the first that fails, whose failure line is returned in
+// `error`.
 std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vector<int64_t>& indices,
-                                  std::string& error) {
+                                  const std::string& input, std::string& error) {
   std::vector<Decoded> out;
   try {
     video::Frames frames = decoder.get_frames_at(indices);
@@ -270,28 +269,19 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
       out.push_back({indices[k], frames.data.select(0, static_cast<int64_t>(k)), frames.pts_seconds[k]});
     }
     return out;
-  } catch (const std::exception& e) {
-    error = e.what();
+  } catch (const std::exception&) {  // retried frame by frame below
   }
   out.clear();  // the batch may have failed part-way through the loop above
-  error.clear();
   for (const int64_t i : indices) {
     try {
       video::Frame f = decoder.get_frame_at(i);
       out.push_back({i, f.data, f.pts_seconds});
     } catch (const std::exception& e) {
-      error = e.what();
+      error = failure_line(input, e);
       return out;
     }
   }
   return out;  // every frame decoded on its own
-}
-
-// "<input>: <message> (frame N)", the input named once.
-std::string frame_error(const std::string& input, int64_t index, const std::string& message) {
-  const std::string prefix = input + ": ";
-  const bool named = message.compare(0, prefix.size(), prefix) == 0;
-  return fmt::format("{}{} (frame {})", named ? "" : prefix, message, index);
 }
 
 int run_frames(const FramesArgs& args) {
@@ -302,15 +292,11 @@ int run_frames(const FramesArgs& args) {
   output.folder = args.outdir;
   output.quality = args.quality;
   output.compression = args.compression;
-  output.overwrite = args.overwrite;
+  output.overwrite = args.batch.overwrite;
 
   auto fail = [&](const std::string& message) {
     std::fputs((message + "\n").c_str(), stderr);
     return 1;
-  };
-  auto prefixed = [&](const std::exception& e) {
-    const auto* le = dynamic_cast<const Error*>(&e);
-    return le && le->input() == args.input ? std::string(e.what()) : fmt::format("{}: {}", args.input, e.what());
   };
 
   video::DecoderOptions options;
@@ -336,7 +322,7 @@ int run_frames(const FramesArgs& args) {
     indices = by_time ? resolve_times(selector, *decoder, args.input)
                       : resolve_indices(selector, decoder->num_frames(), args.input);
   } catch (const std::exception& e) {
-    return fail(prefixed(e));
+    return fail(failure_line(args.input, e));
   }
 
   if (!output.extension.empty()) {
@@ -356,14 +342,14 @@ int run_frames(const FramesArgs& args) {
   }
 
   install_interrupt_cleanup();
-  const int threads = worker_count(args.jobs);
+  const int threads = worker_count(args.batch.jobs);
   const video::StreamMetadata& m = decoder->metadata();
   const int64_t out_h = output_size ? output_size->height : m.height;
   const int64_t out_w = output_size ? output_size->width : m.width;
   const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
   const size_t chunk = static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
-  Progress progress(static_cast<int64_t>(indices.size()), !args.quiet);
+  Progress progress(static_cast<int64_t>(indices.size()), !args.batch.quiet);
   bool failed = false;
 
   // Encodes and writes `frames` in parallel; false after a failure (printed).
@@ -373,7 +359,7 @@ int run_frames(const FramesArgs& args) {
       try {
         output.write(frames[k].index, frames[k].data);
       } catch (const std::exception& e) {
-        errors[k] = prefixed(e);
+        errors[k] = failure_line(args.input, e);
       }
       progress.record(errors[k].empty(), frame_bytes);
     });
@@ -390,20 +376,20 @@ int run_frames(const FramesArgs& args) {
     const std::vector<int64_t> part(indices.begin() + static_cast<std::ptrdiff_t>(begin),
                                     indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
     std::string error;
-    const std::vector<Decoded> frames = decode_chunk(*decoder, part, error);
+    const std::vector<Decoded> frames = decode_chunk(*decoder, part, args.input, error);
     if (!write_all(frames)) break;
     if (!error.empty()) {
-      progress.print_error(frame_error(args.input, part[frames.size()], error));
+      progress.print_error(fmt::format("{} (frame {})", error, part[frames.size()]));
       failed = true;
     }
   }
-  progress.finish(args.quiet, "frames");
+  progress.finish(args.batch.quiet, "frames");
   return failed ? 1 : 0;
 }
 
 }  // namespace
 
-std::function<int()> add_frames_command(CLI::App& app) {
+Command add_frames_command(CLI::App& app) {
   auto args = std::make_shared<FramesArgs>();
   CLI::App* cmd = app.add_subcommand(
       "frames", "Write frames of a video as OUTDIR/frame_%06d.png (or .jpg), named by frame index (default: every frame)");
@@ -423,11 +409,9 @@ std::function<int()> add_frames_command(CLI::App& app) {
   cmd->add_option("--resize", args->resize, "WxH, or N for the shorter side (aspect kept), in the colour conversion (bilinear)");
   cmd->add_option("--quality", args->quality, "JPEG quality 1-100")->check(CLI::Range(1, 100))->capture_default_str();
   cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")->check(CLI::Range(0, 9))->capture_default_str();
-  cmd->add_option("-j,--jobs", args->jobs, "Parallel encoding jobs (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--overwrite", args->overwrite, "Replace existing frame files (default: refuse)");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar and no summary (errors are still printed)");
+  add_batch_flags(*cmd, args->batch, /*fail_fast_flag=*/false);
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before the video is opened
-  return [args] { return run_frames(*args); };
+  return {cmd, [args] { return run_frames(*args); }};
 }
 
 }  // namespace loom::cli

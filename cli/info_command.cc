@@ -22,6 +22,11 @@ namespace {
 
 using nlohmann::ordered_json;
 
+struct InfoArgs {
+  std::vector<std::string> paths;  // files or folders, as given
+  bool no_scan = false;            // videos: headers only
+};
+
 ordered_json describe_image(const ByteSource& src, Format format) {
   ordered_json j;
   j["kind"] = "image";
@@ -110,42 +115,44 @@ ordered_json describe(const std::filesystem::path& path, bool scan) {
   throw Error(ErrorCode::kInvalidInput, path.string(), "unknown format (not an image, audio or video file)");
 }
 
+int run_info(const InfoArgs& args) {
+  int status = 0;
+  for (const std::string& input : args.paths) {
+    std::vector<loader::FileEntry> files;
+    try {
+      files = loader::scan_files(input);
+    } catch (const Error& e) {
+      std::cout << ordered_json{{"path", input}, {"error", e.message()}}.dump() << '\n';
+      status = 1;
+      continue;
+    }
+    for (const loader::FileEntry& f : files) {
+      ordered_json line{{"path", f.path.string()}};
+      try {
+        line.update(describe(f.path, !args.no_scan));
+      } catch (const Error& e) {
+        line["error"] = e.message();
+        status = 1;
+      } catch (const std::exception& e) {
+        line["error"] = e.what();
+        status = 1;
+      }
+      std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    }
+  }
+  return status;
+}
+
 }  // namespace
 
-std::function<int()> add_info_command(CLI::App& app) {
-  auto paths = std::make_shared<std::vector<std::string>>();
-  auto no_scan = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand("info", "Print one JSON object per line for each file (folders: every file below)");
-  cmd->add_option("FILE", *paths, "Files or folders")->required();
-  cmd->add_flag("--no-scan", *no_scan,
+Command add_info_command(CLI::App& app) {
+  auto args = std::make_shared<InfoArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("info", "Print one JSON object per line for each file (folders: every file below)");
+  cmd->add_option("FILE", args->paths, "Files or folders")->required();
+  cmd->add_flag("--no-scan", args->no_scan,
                 "Videos: read headers only (no packet scan): num_frames from the header, no keyframe count");
-  return [paths, no_scan] {
-    int status = 0;
-    for (const std::string& input : *paths) {
-      std::vector<loader::FileEntry> files;
-      try {
-        files = loader::scan_files(input);
-      } catch (const Error& e) {
-        std::cout << ordered_json{{"path", input}, {"error", e.message()}}.dump() << '\n';
-        status = 1;
-        continue;
-      }
-      for (const loader::FileEntry& f : files) {
-        ordered_json line{{"path", f.path.string()}};
-        try {
-          line.update(describe(f.path, !*no_scan));
-        } catch (const Error& e) {
-          line["error"] = e.message();
-          status = 1;
-        } catch (const std::exception& e) {
-          line["error"] = e.what();
-          status = 1;
-        }
-        std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-      }
-    }
-    return status;
-  };
+  return {cmd, [args] { return run_info(*args); }};
 }
 
 }  // namespace loom::cli

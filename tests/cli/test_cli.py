@@ -63,6 +63,46 @@ def test_bad_command_lines_exit_2(run_loom, tmp_path):
     assert run_loom("convert", tmp_path, "-o", tmp_path / "o", "--quality", "101").returncode == 2
 
 
+def table_commands():
+    """The subcommand names of cli/commands.h's kCommands table, in its order."""
+    text = (Path(__file__).resolve().parents[2] / "cli" / "commands.h").read_text()
+    table = re.search(r"kCommands\[\]\s*=\s*\{([^}]*)\}", text).group(1)
+    return re.findall(r"add_(\w+)_command", table)
+
+
+def test_help_lists_every_command_of_the_table(run_loom):
+    commands = table_commands()
+    assert commands == ["info", "convert", "audio", "frames", "bench"]
+    section = run_loom("--help").stdout.split("Subcommands:")[1]
+    assert [line.split()[0] for line in section.splitlines() if line.strip()] == commands
+    for command in commands:
+        result = run_loom(command, "--help")
+        assert result.returncode == 0, command
+        assert result.stdout.splitlines()[1].startswith("Usage: loom " + command), result.stdout
+
+
+def help_line(text, flag):
+    lines = [line.strip() for line in text.splitlines() if re.match(r"\s*" + re.escape(flag) + r"\b", line)]
+    return lines[0] if lines else None
+
+
+def test_batch_commands_share_the_batch_flags(run_loom, media, tmp_path):
+    helps = {c: run_loom(c, "--help").stdout for c in ("convert", "audio", "frames")}
+    for flag in ("-j,--jobs", "--overwrite", "-q,--quiet"):
+        lines = {c: help_line(text, flag) for c, text in helps.items()}
+        assert lines["convert"] and len(set(lines.values())) == 1, lines
+    # frames always stops at its first failed frame: no --fail-fast.
+    assert help_line(helps["convert"], "--fail-fast") == help_line(helps["audio"], "--fail-fast") is not None
+    assert help_line(helps["frames"], "--fail-fast") is None
+    video = media / "video" / "h265_video.mp4"
+    for bad in (["-j", "-1"], ["--jobs", "x"], ["--fail-fast"]):
+        result = run_loom("frames", video, "-o", tmp_path / "out", *bad)
+        assert result.returncode == 2, (bad, result.stderr)
+    assert not (tmp_path / "out").exists()
+    result = run_loom("frames", video, "-o", tmp_path / "out", "--range", "0:2", "--jobs", "1", "--quiet")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+
+
 # ---- info ----
 
 def test_info_images_match_pillow(run_loom, media):
