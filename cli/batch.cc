@@ -10,6 +10,7 @@
 #include <map>
 #include <system_error>
 
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
 #include "loom/loader/file_list.h"

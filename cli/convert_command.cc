@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "commands.h"
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
 #include "loom/codec/sniff.h"
 #include "loom/loader/file_list.h"

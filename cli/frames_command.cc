@@ -17,6 +17,7 @@
 
 #include "batch.h"
 #include "commands.h"
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/resize.h"

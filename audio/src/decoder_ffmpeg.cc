@@ -15,7 +15,7 @@ extern "C" {
 #include <type_traits>
 
 #include "audio_decoder.h"
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/error.h"
 
 namespace loom::audio::detail {

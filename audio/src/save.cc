@@ -1,6 +1,7 @@
 // audio::save: WAV, FLAC, AIFF and Ogg/Vorbis through libsndfile (virtual I/O into memory); MP3, Opus and
-// AAC (M4A, ADTS) through FFmpeg (FfmpegAudioEncoder, muxed into memory through a custom AVIOContext);
+// AAC (M4A, ADTS) through FFmpeg (ffmpeg::AudioEncoder, muxed into memory through a custom AVIOContext);
 // then loom::write_file_atomic.
+#include "loom/codec/atomic_file.h"
 #include "loom/audio/save.h"
 
 extern "C" {
@@ -19,8 +20,8 @@ extern "C" {
 #include <new>
 #include <vector>
 
-#include "ffmpeg_audio_encoder.h"
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_audio_encoder.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 #include "sndfile_memory.h"
 
 #include "loom/codec/byte_source.h"
@@ -175,13 +176,13 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
 
 // Validates bit_rate and compression for `format` and turns them into encoder settings.
 void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const AVCodec* codec, int channels,
-                          int sample_rate, detail::AudioEncoderSettings& s, const std::string& name) {
+                          int sample_rate, ffmpeg::AudioEncoderSettings& s, const std::string& name) {
   if (o.bit_rate) {
     const int64_t b = *o.bit_rate;
     int64_t lo = 8000, hi = 320000;  // MP3 (LAME's 8 .. 320 kb/s)
     if (format == "opus") lo = 500, hi = 256000LL * channels;  // libopus, as FFmpeg checks it
     // AAC: at most 6144 bits per channel in a 1024-sample frame.
-    if (format == "m4a" || format == "adts") hi = 6LL * detail::encoder_rate(codec, sample_rate) * channels;
+    if (format == "m4a" || format == "adts") hi = 6LL * ffmpeg::encoder_rate(codec, sample_rate) * channels;
     if (b < lo || b > hi) {
       throw Error(ErrorCode::kInvalidInput, name,
                   fmt::format("bit rate {} b/s is out of range for {} ({} to {} b/s here)", b, format, lo, hi));
@@ -240,7 +241,7 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   if (codec == nullptr) throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} encoder in this FFmpeg", f.encoder));
   const AVOutputFormat* ofmt = av_guess_format(f.muxer, nullptr, nullptr);
   if (ofmt == nullptr) throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} muxer in this FFmpeg", f.muxer));
-  detail::AudioEncoderSettings settings;
+  ffmpeg::AudioEncoderSettings settings;
   settings.sample_rate = sample_rate;
   settings.channels = channels;
   settings.global_header = (ofmt->flags & AVFMT_GLOBALHEADER) != 0;
@@ -253,7 +254,7 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   }
   UniqueOutputContext mux(raw);
   mux->flags |= AVFMT_FLAG_BITEXACT;  // no random serial numbers or version strings: same input, same bytes
-  detail::FfmpegAudioEncoder encoder(name, codec, settings);
+  ffmpeg::AudioEncoder encoder(name, codec, settings);
   AVStream* stream = encoder.add_stream(mux.get());
 
   MemoryOutput out;

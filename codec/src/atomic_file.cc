@@ -1,4 +1,6 @@
-// write_file_atomic: temp file in the destination folder, fsync, rename.
+// AtomicFile: a registered temporary in the destination folder, then fchmod, fsync, rename (or link).
+#include "loom/codec/atomic_file.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -7,11 +9,11 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
-#include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
+#include "loom/codec/internal/unique_fd.h"
 #include "pending_files.h"
-#include "unique_fd.h"
 
 namespace loom {
 namespace {
@@ -30,45 +32,88 @@ const mode_t kProcessUmask = [] {
 
 }  // namespace
 
-void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool overwrite) {
+struct AtomicFile::State {
+  std::filesystem::path path;
+  std::string tmp;  // empty once committed or abandoned
+  bool overwrite = true;
+  UniqueFd fd;
+  int slot = -1;  // in the pending-files registry
+
+  ~State() { abandon(); }
+  void abandon() noexcept {
+    fd.reset();
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    tmp.clear();
+    pending_files::release(std::exchange(slot, -1));
+  }
+};
+
+AtomicFile AtomicFile::create(const std::filesystem::path& path, bool overwrite) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!overwrite) throw Error(ErrorCode::kIo, path.string(), "already exists (pass overwrite to replace it)");
     if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::kIo, path.string(), "is a folder");
   }
+  auto state = std::make_unique<State>();
+  state->path = path;
+  state->overwrite = overwrite;
   const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::string tmpl = (folder / fmt::format(".{}.loom-XXXXXX", path.filename().string())).string();
-  UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));
-  if (!fd) io_error(path, "cannot create a temporary file", errno);
-  const std::filesystem::path tmp(tmpl);
-  struct Registration {
-    int slot;
-    ~Registration() { pending_files::release(slot); }
-  } registration{pending_files::add(tmpl.c_str())};
+  state->fd.reset(::mkostemp(tmpl.data(), O_CLOEXEC));
+  if (!state->fd) io_error(path, "cannot create a temporary file", errno);
+  state->tmp = std::move(tmpl);
+  state->slot = pending_files::add(state->tmp.c_str());
+  return AtomicFile(std::move(state));
+}
+
+AtomicFile::AtomicFile(std::unique_ptr<State> state) : state_(std::move(state)) {}
+AtomicFile::AtomicFile(AtomicFile&&) noexcept = default;
+AtomicFile& AtomicFile::operator=(AtomicFile&&) noexcept = default;
+AtomicFile::~AtomicFile() = default;
+
+int AtomicFile::fd() const { return state_->fd.get(); }
+const std::filesystem::path& AtomicFile::path() const { return state_->path; }
+void AtomicFile::abandon() noexcept { state_->abandon(); }
+
+void AtomicFile::write(std::span<const uint8_t> bytes) {
+  if (!state_->fd) throw Error(ErrorCode::kIo, state_->path.string(), "write after commit or abandon");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(state_->fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) io_error(state_->path, "cannot write", errno);
+    done += static_cast<size_t>(n);
+  }
+}
+
+void AtomicFile::commit() {
+  State& s = *state_;
+  if (!s.fd) throw Error(ErrorCode::kIo, s.path.string(), "commit after commit or abandon");
   try {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) io_error(path, "cannot write", errno);
-      done += static_cast<size_t>(n);
-    }
     // mkostemp creates 0600; give the file the usual permissions.
-    if (::fchmod(fd.get(), 0666 & ~kProcessUmask) != 0) io_error(path, "cannot set permissions", errno);
-    if (::fsync(fd.get()) != 0) io_error(path, "cannot sync", errno);
-    if (::close(fd.release()) != 0) io_error(path, "cannot close", errno);
-    if (!overwrite) {
+    if (::fchmod(s.fd.get(), 0666 & ~kProcessUmask) != 0) io_error(s.path, "cannot set permissions", errno);
+    if (::fsync(s.fd.get()) != 0) io_error(s.path, "cannot sync", errno);
+    if (::close(s.fd.release()) != 0) io_error(s.path, "cannot close", errno);
+    if (!s.overwrite) {
       // link() fails if the destination appeared meanwhile, so a racing writer is never clobbered.
-      if (::link(tmp.c_str(), path.c_str()) != 0) io_error(path, "cannot create", errno);
-      ::unlink(tmp.c_str());
-    } else if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      if (::link(s.tmp.c_str(), s.path.c_str()) != 0) io_error(s.path, "cannot create", errno);
+      ::unlink(s.tmp.c_str());
+    } else if (::rename(s.tmp.c_str(), s.path.c_str()) != 0) {
       // rename() replaces a symlink at `path` itself and never writes through it.
-      io_error(path, "cannot rename into place", errno);
+      io_error(s.path, "cannot rename into place", errno);
     }
   } catch (...) {
-    ::unlink(tmp.c_str());
+    s.abandon();
     throw;
   }
+  s.tmp.clear();  // in place: nothing to remove
+  s.abandon();
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool overwrite) {
+  AtomicFile file = AtomicFile::create(path, overwrite);
+  file.write(bytes);
+  file.commit();
 }
 
 }  // namespace loom

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "loom/codec/error.h"
-#include "unique_fd.h"
+#include "loom/codec/internal/unique_fd.h"
 
 namespace loom {
 namespace {

@@ -5,7 +5,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 
 namespace loom {
 namespace {

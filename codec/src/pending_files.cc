@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "loom/codec/byte_source.h"
+#include "loom/codec/atomic_file.h"
 
 namespace loom {
 namespace pending_files {

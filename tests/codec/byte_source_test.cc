@@ -1,4 +1,5 @@
 // ByteSource (files read or memory-mapped, memory buffers) and write_file_atomic.
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/byte_source.h"
 
 #include <fcntl.h>

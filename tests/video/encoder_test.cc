@@ -1,5 +1,6 @@
 // VideoEncoder: round trips read back by PyAV and ffprobe (tests/reference/video_encode.py), options,
 // errors and atomicity.
+#include "loom/codec/atomic_file.h"
 #include "loom/video/encoder.h"
 
 #include <gtest/gtest.h>

@@ -8,7 +8,8 @@ extern "C" {
 }
 
 #include <cstdint>
-#include <memory>
+
+#include "loom/codec/internal/ffmpeg_handles.h"
 
 namespace loom::video::detail {
 
@@ -26,11 +27,8 @@ class ColorConverter {
   void convert(const AVFrame& frame, uint8_t* dst, int dst_stride);
 
  private:
-  struct SwsDeleter {
-    void operator()(SwsContext* c) const { sws_freeContext(c); }
-  };
   int out_width_, out_height_;
-  std::unique_ptr<SwsContext, SwsDeleter> sws_;
+  ffmpeg::UniqueSws sws_;
   int in_width_ = 0, in_height_ = 0, in_format_ = -1, in_colorspace_ = -1, in_range_ = -1;
 };
 

@@ -18,7 +18,7 @@ extern "C" {
 #include <optional>
 
 #include "color_convert.h"
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 #include "frame_index.h"
 #include "loom/codec/error.h"
 

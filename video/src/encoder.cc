@@ -1,5 +1,5 @@
-// VideoEncoder: RGB uint8 frames -> swscale -> FFmpeg encoder -> muxer writing a temporary file's
-// descriptor through a custom AVIOContext; close() syncs and renames it into place.
+// VideoEncoder: RGB uint8 frames -> swscale -> FFmpeg encoder -> muxer writing an AtomicFile's
+// descriptor through a custom AVIOContext; close() commits it.
 #include "loom/video/encoder.h"
 
 extern "C" {
@@ -11,7 +11,6 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,25 +22,21 @@ extern "C" {
 #include <cmath>
 #include <cstring>
 
-#include "ffmpeg_audio_encoder.h"
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_audio_encoder.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
-#include "pending_files.h"
 
 namespace loom::video {
 namespace {
 
-// ---- RAII for the FFmpeg objects used here ----
-struct SwsDeleter {
-  void operator()(SwsContext* s) const { sws_freeContext(s); }
-};
 using ffmpeg::check_alloc;
 using ffmpeg::UniqueAvio;
 using ffmpeg::UniqueCodecContext;
 using ffmpeg::UniqueFrame;
 using ffmpeg::UniqueOutputContext;
 using ffmpeg::UniquePacket;
-using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
+using ffmpeg::UniqueSws;
 
 // ---- Containers ----
 struct Container {
@@ -119,29 +114,17 @@ bool set_private(AVCodecContext* ctx, const char* key, const std::string& value,
   return true;
 }
 
-// ---- The temporary output file, written through a custom AVIOContext ----
-struct TempFile {
-  std::filesystem::path path, tmp;
-  int fd = -1;
-  int slot = -1;
+// ---- The output file: an AtomicFile written through a custom AVIOContext ----
+struct OutputFile {
+  AtomicFile file;
   int write_errno = 0;  // first failed write(2)
-
-  ~TempFile() { discard(); }
-  void discard() noexcept {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-    if (!tmp.empty()) ::unlink(tmp.c_str());
-    tmp.clear();
-    pending_files::release(slot);
-    slot = -1;
-  }
 };
 
 int write_packet(void* opaque, uint8_t* buf, int size) {
-  auto* f = static_cast<TempFile*>(opaque);
+  auto* f = static_cast<OutputFile*>(opaque);
   int done = 0;
   while (done < size) {
-    const ssize_t n = ::write(f->fd, buf + done, static_cast<size_t>(size - done));
+    const ssize_t n = ::write(f->file.fd(), buf + done, static_cast<size_t>(size - done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       if (f->write_errno == 0) f->write_errno = errno;
@@ -153,21 +136,15 @@ int write_packet(void* opaque, uint8_t* buf, int size) {
 }
 
 int64_t seek_packet(void* opaque, int64_t offset, int whence) {
-  auto* f = static_cast<TempFile*>(opaque);
+  const int fd = static_cast<OutputFile*>(opaque)->file.fd();
   whence &= ~AVSEEK_FORCE;
   if (whence == AVSEEK_SIZE) {
     struct stat st {};
-    return ::fstat(f->fd, &st) == 0 ? static_cast<int64_t>(st.st_size) : AVERROR(errno);
+    return ::fstat(fd, &st) == 0 ? static_cast<int64_t>(st.st_size) : AVERROR(errno);
   }
-  const off_t r = ::lseek(f->fd, static_cast<off_t>(offset), whence);
+  const off_t r = ::lseek(fd, static_cast<off_t>(offset), whence);
   return r < 0 ? AVERROR(errno) : static_cast<int64_t>(r);
 }
-
-const mode_t kProcessUmask = [] {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return mask;
-}();
 
 }  // namespace
 
@@ -178,7 +155,7 @@ struct VideoEncoder::Impl {
   AVRational fps{30, 1};
   std::string codec_name;
 
-  std::unique_ptr<TempFile> file;  // declared before the contexts that write to it
+  std::unique_ptr<OutputFile> file;  // declared before the contexts that write to it
   UniqueAvio io;
   UniqueOutputContext fmt;
   UniqueCodecContext video;
@@ -190,7 +167,7 @@ struct VideoEncoder::Impl {
   int64_t next_pts = 0;
 
   // Audio (optional)
-  std::unique_ptr<audio::detail::FfmpegAudioEncoder> audio;
+  std::unique_ptr<ffmpeg::AudioEncoder> audio;
   AVStream* audio_stream = nullptr;
   Tensor samples;  // contiguous float32 [C, N]
   int in_rate = 0;
@@ -209,7 +186,7 @@ struct VideoEncoder::Impl {
     state = State::kAborted;
     fmt.reset();
     io.reset();
-    if (file) file->discard();
+    if (file) file->file.abandon();
   }
 
   [[noreturn]] void ffmpeg_fail(int r, const std::string& what) const {
@@ -241,7 +218,7 @@ struct VideoEncoder::Impl {
   }
 
   // The audio encoder's packets go to the audio stream.
-  audio::detail::FfmpegAudioEncoder::PacketSink audio_sink() {
+  ffmpeg::AudioEncoder::PacketSink audio_sink() {
     return [this](AVPacket* p) { mux(p, audio->context()->time_base, audio_stream); };
   }
 
@@ -430,11 +407,11 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
     check_container_takes(input, ofmt, acodec);
     s.samples = a.samples.contiguous();
     s.in_rate = a.sample_rate;
-    audio::detail::AudioEncoderSettings settings;
+    ffmpeg::AudioEncoderSettings settings;
     settings.sample_rate = a.sample_rate;
     settings.channels = static_cast<int>(a.samples.size(0));
     settings.global_header = (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) != 0;
-    s.audio = std::make_unique<audio::detail::FfmpegAudioEncoder>(input, acodec, settings);
+    s.audio = std::make_unique<ffmpeg::AudioEncoder>(input, acodec, settings);
     s.audio_stream = s.audio->add_stream(s.fmt.get());
   }
 
@@ -457,19 +434,8 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
     if (b) std::memset(b->data, 0, b->size);
   s.packet.reset(check_alloc(av_packet_alloc()));
 
-  // ---- The temporary file, then the header ----
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error(ErrorCode::kIo, input, "is a folder");
-  s.file = std::make_unique<TempFile>();
-  s.file->path = path;
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (folder / fmt::format(".{}.loom-XXXXXX", path.filename().string())).string();
-  s.file->fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (s.file->fd < 0) {
-    throw Error(ErrorCode::kIo, input, fmt::format("cannot create a temporary file: {}", std::strerror(errno)));
-  }
-  s.file->tmp = tmpl;
-  s.file->slot = pending_files::add(tmpl.c_str());
+  // ---- The output file, then the header ----
+  s.file = std::make_unique<OutputFile>(OutputFile{AtomicFile::create(path, options.overwrite)});
   try {
     s.io = ffmpeg::make_avio(256 * 1024, s.file.get(), nullptr, write_packet, seek_packet);
     s.fmt->pb = s.io.get();
@@ -565,18 +531,7 @@ void VideoEncoder::close() {
     if (const int r = av_write_trailer(s.fmt.get()); r < 0) s.ffmpeg_fail(r, "cannot write the trailer");
     avio_flush(s.io.get());
     if (s.io->error < 0 || s.file->write_errno != 0) s.ffmpeg_fail(s.io->error, "cannot write");
-    TempFile& f = *s.file;
-    auto io_fail = [&](const char* what) {
-      throw Error(ErrorCode::kIo, s.input, fmt::format("{}: {}", what, std::strerror(errno)));
-    };
-    if (::fchmod(f.fd, 0666 & ~kProcessUmask) != 0) io_fail("cannot set permissions");
-    if (::fsync(f.fd) != 0) io_fail("cannot sync");
-    const int fd = f.fd;
-    f.fd = -1;
-    if (::close(fd) != 0) io_fail("cannot close");
-    if (::rename(f.tmp.c_str(), f.path.c_str()) != 0) io_fail("cannot rename into place");
-    f.tmp.clear();  // renamed: nothing to remove
-    f.discard();
+    s.file->file.commit();
   } catch (...) {
     s.abort();
     throw;

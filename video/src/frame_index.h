@@ -10,7 +10,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/video/decoder.h"
 
 namespace loom::video::detail {

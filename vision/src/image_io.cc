@@ -5,6 +5,7 @@
 #include <string>
 
 #include "image_codecs.h"
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
 
 namespace loom::vision {

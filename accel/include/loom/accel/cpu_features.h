@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom::accel {
 
 // Highway targets that are both compiled into loom and supported by this CPU, best first
@@ -15,3 +19,5 @@ std::vector<std::string> simd_targets();
 std::string best_simd_target();
 
 }  // namespace loom::accel
+
+LOOM_API_END

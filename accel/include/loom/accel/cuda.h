@@ -4,7 +4,10 @@
 // GPU or driver: cuda_device_count() is then 0 and copies to a CUDA device throw Error(kUnsupported).
 #pragma once
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::accel {
 
@@ -20,3 +23,5 @@ int cuda_device_count();
 Tensor to_device(const Tensor& src, Device device);
 
 }  // namespace loom::accel
+
+LOOM_API_END

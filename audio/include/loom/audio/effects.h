@@ -34,7 +34,10 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -91,3 +94,5 @@ Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQualit
                 bool channels_first = true);
 
 }  // namespace loom::audio
+
+LOOM_API_END

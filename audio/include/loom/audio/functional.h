@@ -12,7 +12,10 @@
 
 #include <cstdint>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -72,3 +75,5 @@ Tensor equalizer_biquad(const Tensor& samples, int sample_rate, double center_fr
 Tensor overdrive(const Tensor& samples, double gain = 20, double colour = 20);
 
 }  // namespace loom::audio
+
+LOOM_API_END

@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <string>
 
+#include "loom/codec/api.h"
 #include "loom/codec/limits.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -30,3 +33,5 @@ struct AudioInfo {
 AudioInfo info(const std::filesystem::path& path, const Limits& limits = {});
 
 }  // namespace loom::audio
+
+LOOM_API_END

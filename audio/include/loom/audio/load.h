@@ -14,9 +14,12 @@
 #include <filesystem>
 #include <string_view>
 
+#include "loom/codec/api.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -63,3 +66,5 @@ Audio load(const std::filesystem::path& path, const LoadOptions& options = {});
 Audio decode(const ByteSource& source, const LoadOptions& options = {});
 
 }  // namespace loom::audio
+
+LOOM_API_END

@@ -6,9 +6,12 @@
 #include <memory>
 #include <optional>
 
+#include "loom/codec/api.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -61,3 +64,5 @@ class AudioReader {
 };
 
 }  // namespace loom::audio
+
+LOOM_API_END

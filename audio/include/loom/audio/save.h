@@ -5,7 +5,10 @@
 #include <optional>
 #include <string>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -57,3 +60,5 @@ struct SaveOptions {
 void save(const std::filesystem::path& path, const Tensor& samples, int sample_rate, const SaveOptions& options = {});
 
 }  // namespace loom::audio
+
+LOOM_API_END

@@ -14,7 +14,10 @@
 
 #include <optional>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::audio {
 
@@ -107,3 +110,5 @@ struct MfccOptions {
 Tensor mfcc(const Tensor& samples, const MfccOptions& options = {});
 
 }  // namespace loom::audio
+
+LOOM_API_END

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/limits.h"
+
+LOOM_API_BEGIN
 
 namespace loom {
 
@@ -37,17 +40,6 @@ class ByteSource {
   std::string name_;
 };
 
-// Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, then rename over
-// `path`. On any error the temporary file is removed and `path` is untouched; throws Error(kIo).
-// With overwrite == false an existing `path` (including a symlink, which is never followed) is an
-// Error(kIo) and nothing is written.
-// While the data is written, the temporary file is registered so that remove_pending_files() can
-// delete it if the process is interrupted.
-void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool overwrite = true);
-
-// Deletes the temporary files of every write_file_atomic still in progress. Async-signal-safe: meant
-// for SIGINT/SIGTERM handlers, which then end the process (a destination file is never partial; only
-// the hidden temporary ".NAME.loom-XXXXXX" beside it could be left by a kill that cannot be caught).
-void remove_pending_files() noexcept;
-
 }  // namespace loom
+
+LOOM_API_END

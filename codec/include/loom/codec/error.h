@@ -9,6 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom {
 
 enum class ErrorCode {
@@ -40,3 +44,5 @@ class Error : public std::runtime_error {
 };
 
 }  // namespace loom
+
+LOOM_API_END

@@ -6,8 +6,14 @@
 // N x C x H x W (NCHW) or N x H x W x C (NHWC).
 #pragma once
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom {
 
 enum class Layout { kCHW, kHWC };
 
 }  // namespace loom
+
+LOOM_API_END

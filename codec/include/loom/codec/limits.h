@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom {
 
 struct Limits {
@@ -42,3 +46,5 @@ void check_image_size(const Limits& limits, std::string_view input, int64_t widt
                       int64_t channels, int64_t bytes_per_sample);
 
 }  // namespace loom
+
+LOOM_API_END

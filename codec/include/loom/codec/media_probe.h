@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/limits.h"
+
+LOOM_API_BEGIN
 
 namespace loom {
 
@@ -50,3 +53,5 @@ struct ContainerInfo {
 ContainerInfo probe_container(const std::filesystem::path& path, const Limits& limits = {});
 
 }  // namespace loom
+
+LOOM_API_END

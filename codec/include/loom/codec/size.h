@@ -3,6 +3,10 @@
 
 #include <cstdint>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom {
 
 struct Size {
@@ -12,3 +16,5 @@ struct Size {
 };
 
 }  // namespace loom
+
+LOOM_API_END

@@ -6,6 +6,10 @@
 #include <span>
 #include <string_view>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom {
 
 enum class MediaKind { kUnknown, kImage, kAudio, kVideo,
@@ -35,3 +39,5 @@ Format sniff_format(std::span<const uint8_t> head);
 Format sniff_file(const std::filesystem::path& path);
 
 }  // namespace loom
+
+LOOM_API_END

@@ -17,7 +17,11 @@
 #include <span>
 #include <string_view>
 
+#include "loom/codec/api.h"
+
 struct DLManagedTensor;  // from dlpack/dlpack.h; loom's public headers include no third-party header
+
+LOOM_API_BEGIN
 
 namespace loom {
 
@@ -154,3 +158,5 @@ class Tensor {
 };
 
 }  // namespace loom
+
+LOOM_API_END

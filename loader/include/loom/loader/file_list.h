@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom::loader {
 
 struct FileEntry {
@@ -31,3 +35,5 @@ std::vector<FileEntry> scan_files(const std::filesystem::path& input, const Scan
 const std::vector<std::string>& image_extensions();
 
 }  // namespace loom::loader
+
+LOOM_API_END

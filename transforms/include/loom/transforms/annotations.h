@@ -16,8 +16,11 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/codec/size.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -83,3 +86,5 @@ std::vector<int64_t> valid_keypoint_indices(const KeyPoints& points);
 Tensor select_rows(const Tensor& tensor, const std::vector<int64_t>& indices);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

@@ -19,8 +19,11 @@
 #include <array>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/codec/layout.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -83,3 +86,5 @@ Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::a
                      Layout layout = Layout::kCHW);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

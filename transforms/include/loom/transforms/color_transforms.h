@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/transforms/color.h"
 #include "loom/transforms/noise.h"
 #include "loom/transforms/transform.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -111,3 +114,5 @@ class GaussianNoise final : public Transform {
 };
 
 }  // namespace loom::transforms
+
+LOOM_API_END

@@ -16,8 +16,11 @@
 #include <optional>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/transforms/resize.h"
 #include "loom/transforms/sample.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -103,3 +106,5 @@ Sample perspective(const Sample& sample, const std::array<Point, 4>& startpoints
 Sample sanitize(const Sample& sample, double min_size = 1.0, double min_area = 1.0);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

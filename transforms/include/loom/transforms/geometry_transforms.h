@@ -7,8 +7,11 @@
 #include <optional>
 #include <string>
 
+#include "loom/codec/api.h"
 #include "loom/transforms/geometry.h"
 #include "loom/transforms/transform.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -172,3 +175,5 @@ class ClampBoundingBoxes final : public Transform {
 };
 
 }  // namespace loom::transforms
+
+LOOM_API_END

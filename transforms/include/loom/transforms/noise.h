@@ -19,11 +19,16 @@
 // Thread safety: reentrant; `rng` is the caller's (one per thread).
 #pragma once
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/transforms/random.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
 Tensor gaussian_noise(const Tensor& image, Rng& rng, double mean = 0.0, double sigma = 0.1, bool clip = true);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

@@ -10,6 +10,10 @@
 
 #include <cstdint>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom::transforms {
 
 class Rng {
@@ -34,3 +38,5 @@ class Rng {
 };
 
 }  // namespace loom::transforms
+
+LOOM_API_END

@@ -35,9 +35,12 @@
 
 #include <cstdint>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/codec/size.h"
 #include "loom/codec/layout.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -65,3 +68,5 @@ Tensor resize(const Tensor& image, Size size, const ResizeOptions& options = {})
 Size size_for_shorter_side(Size input, int64_t shorter);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

@@ -9,10 +9,13 @@
 
 #include <optional>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/transforms/annotations.h"
 #include "loom/codec/size.h"
 #include "loom/codec/layout.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -30,3 +33,5 @@ inline Size image_size(const Sample& sample) { return image_size(sample.image, s
 int64_t image_channels(const Tensor& image, Layout layout);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

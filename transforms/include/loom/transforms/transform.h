@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/transforms/random.h"
 #include "loom/transforms/sample.h"
+
+LOOM_API_BEGIN
 
 namespace loom::transforms {
 
@@ -82,3 +85,5 @@ class RandomOrder final : public Transform {
 std::vector<int> random_permutation(int n, Rng& rng);
 
 }  // namespace loom::transforms
+
+LOOM_API_END

@@ -49,11 +49,14 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/size.h"
 #include "loom/codec/tensor.h"
 #include "loom/codec/layout.h"
+
+LOOM_API_BEGIN
 
 namespace loom::video {
 
@@ -178,3 +181,5 @@ class VideoDecoder {
 };
 
 }  // namespace loom::video
+
+LOOM_API_END

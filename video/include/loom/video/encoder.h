@@ -9,11 +9,12 @@
 // matrix and full range, and hold the input values unchanged: ffv1 + bgr0, and libx264rgb + rgb24/bgr0
 // with codec_options {"qp", "0"}, round trip bit-exact.
 //
-// Atomicity: the file is written to a hidden temporary ".NAME.loom-XXXXXX" in the destination folder,
-// registered with loom::remove_pending_files() (so a SIGINT/SIGTERM handler that calls it leaves no
-// partial file), synced and renamed over `path` by close(). An encoder destroyed without close(), or
-// aborted by an error, removes its temporary file: `path` is then untouched (an existing file keeps its
-// old contents). Output is local files only: no protocol is involved, the muxer writes to the temporary
+// Atomicity: the file is written through a loom::AtomicFile (loom/codec/atomic_file.h): a hidden
+// temporary ".NAME.loom-XXXXXX" in the destination folder, registered with loom::remove_pending_files()
+// (so a SIGINT/SIGTERM handler that calls it leaves no partial file), committed over `path` by close().
+// An encoder destroyed without close(), or aborted by an error, removes its temporary file: `path` is
+// then untouched (an existing file keeps its old contents). With overwrite == false, an existing `path`
+// is Error(kIo) from open(). Output is local files only: no protocol is involved, the muxer writes to the temporary
 // file's descriptor.
 //
 // Thread safety: one VideoEncoder must not be used from two threads at once; distinct encoders are
@@ -28,8 +29,11 @@
 #include <string>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/codec/layout.h"
+
+LOOM_API_BEGIN
 
 namespace loom::video {
 
@@ -65,6 +69,7 @@ struct EncoderOptions {
   // Extra encoder options passed to avcodec_open2 (e.g. {"g", "12"}, {"tune", "film"}, {"lossless",
   // "1"}, {"bf", "0"}). An option the encoder does not know is Error(kInvalidInput).
   std::map<std::string, std::string> codec_options;
+  bool overwrite = true;  // false: an existing file is an Error(kIo) and is left alone
 };
 
 struct AudioTrack {
@@ -124,3 +129,5 @@ void encode_video(const std::filesystem::path& path, const Tensor& frames, doubl
                   const EncoderOptions& options = {}, const std::optional<AudioTrack>& audio = std::nullopt);
 
 }  // namespace loom::video
+
+LOOM_API_END

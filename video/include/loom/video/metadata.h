@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <string>
 
+#include "loom/codec/api.h"
 #include "loom/codec/limits.h"
+
+LOOM_API_BEGIN
 
 namespace loom::video {
 
@@ -26,3 +29,5 @@ struct VideoMetadata {
 VideoMetadata read_metadata(const std::filesystem::path& path, const Limits& limits = {});
 
 }  // namespace loom::video
+
+LOOM_API_END

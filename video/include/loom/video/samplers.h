@@ -49,8 +49,11 @@
 #include <optional>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
 #include "loom/video/decoder.h"
+
+LOOM_API_BEGIN
 
 namespace loom::video {
 
@@ -119,3 +122,5 @@ std::vector<std::vector<double>> clip_timestamps_at_regular_timestamps(const Str
                                                                        const TimestampClipOptions& options);
 
 }  // namespace loom::video
+
+LOOM_API_END

@@ -22,7 +22,10 @@
 #include <utility>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::vision {
 
@@ -115,3 +118,5 @@ Tensor make_grid(const std::vector<Tensor>& images, const GridOptions& options =
 Tensor make_grid(const Tensor& images, const GridOptions& options = {});
 
 }  // namespace loom::vision
+
+LOOM_API_END

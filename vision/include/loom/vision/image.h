@@ -15,11 +15,14 @@
 #include <optional>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/layout.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
 #include "loom/codec/tensor.h"
+
+LOOM_API_BEGIN
 
 namespace loom::vision {
 
@@ -111,3 +114,5 @@ struct WriteOptions {
 void write_image(const Tensor& image, const std::filesystem::path& path, const WriteOptions& options = {});
 
 }  // namespace loom::vision
+
+LOOM_API_END

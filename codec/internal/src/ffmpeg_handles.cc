@@ -1,4 +1,4 @@
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 
 #include <fmt/format.h>
 

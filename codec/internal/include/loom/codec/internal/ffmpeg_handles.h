@@ -1,5 +1,6 @@
-// RAII owners for FFmpeg objects and the one place where FFmpeg error codes become loom::Error
-// (private to loom; never included by a public header).
+// The shared FFmpeg layer (internal to loom: codec, audio and video use it; never included by a public
+// header): RAII owners for FFmpeg objects, the one place where FFmpeg error codes become loom::Error,
+// and opening inputs and encoders with loom's whitelists, limits and deadlines.
 #pragma once
 
 extern "C" {
@@ -9,6 +10,8 @@ extern "C" {
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
 #include <libavutil/mem.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
 }
 
 #include <chrono>
@@ -18,7 +21,6 @@ extern "C" {
 #include <string>
 
 #include "loom/codec/byte_source.h"
-
 #include "loom/codec/error.h"
 #include "loom/codec/limits.h"
 
@@ -54,6 +56,16 @@ struct OutputContextDeleter {
   void operator()(AVFormatContext* c) const { avformat_free_context(c); }
 };
 using UniqueOutputContext = std::unique_ptr<AVFormatContext, OutputContextDeleter>;
+
+struct SwsDeleter {
+  void operator()(SwsContext* c) const { sws_freeContext(c); }
+};
+using UniqueSws = std::unique_ptr<SwsContext, SwsDeleter>;
+
+struct SwrDeleter {
+  void operator()(SwrContext* s) const { swr_free(&s); }
+};
+using UniqueSwr = std::unique_ptr<SwrContext, SwrDeleter>;
 
 // A custom AVIOContext together with its av_malloc'ed buffer.
 struct AvioDeleter {

@@ -1,5 +1,5 @@
-// FfmpegAudioEncoder: float32 planar samples -> swresample -> FIFO of encoder frames -> FFmpeg encoder.
-#include "ffmpeg_audio_encoder.h"
+// AudioEncoder: float32 planar samples -> swresample -> FIFO of encoder frames -> FFmpeg encoder.
+#include "loom/codec/internal/ffmpeg_audio_encoder.h"
 
 extern "C" {
 #include <libavutil/audio_fifo.h>
@@ -16,20 +16,12 @@ extern "C" {
 #include <new>
 #include <vector>
 
-#include "ffmpeg_handles.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/error.h"
 
-namespace loom::audio::detail {
+namespace loom::ffmpeg {
 namespace {
 
-using ffmpeg::check_alloc;
-using ffmpeg::UniqueCodecContext;
-using ffmpeg::UniqueFrame;
-using ffmpeg::UniquePacket;
-
-struct SwrDeleter {
-  void operator()(SwrContext* s) const { swr_free(&s); }
-};
 struct FifoDeleter {
   void operator()(AVAudioFifo* f) const { av_audio_fifo_free(f); }
 };
@@ -58,10 +50,10 @@ int encoder_rate(const AVCodec* codec, int rate) {
   return above != 0 ? above : highest;
 }
 
-struct FfmpegAudioEncoder::Impl {
+struct AudioEncoder::Impl {
   std::string input;
   UniqueCodecContext ctx;
-  std::unique_ptr<SwrContext, SwrDeleter> swr;
+  UniqueSwr swr;
   std::unique_ptr<AVAudioFifo, FifoDeleter> fifo;
   UniqueFrame frame;
   UniquePacket packet;
@@ -126,7 +118,7 @@ struct FfmpegAudioEncoder::Impl {
   }
 };
 
-FfmpegAudioEncoder::FfmpegAudioEncoder(const std::string& input, const AVCodec* codec, const AudioEncoderSettings& s)
+AudioEncoder::AudioEncoder(const std::string& input, const AVCodec* codec, const AudioEncoderSettings& s)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.input = input;
@@ -170,11 +162,11 @@ FfmpegAudioEncoder::FfmpegAudioEncoder(const std::string& input, const AVCodec* 
   m.packet.reset(check_alloc(av_packet_alloc()));
 }
 
-FfmpegAudioEncoder::~FfmpegAudioEncoder() = default;
+AudioEncoder::~AudioEncoder() = default;
 
-const AVCodecContext* FfmpegAudioEncoder::context() const { return impl_->ctx.get(); }
+const AVCodecContext* AudioEncoder::context() const { return impl_->ctx.get(); }
 
-AVStream* FfmpegAudioEncoder::add_stream(AVFormatContext* fmt) const {
+AVStream* AudioEncoder::add_stream(AVFormatContext* fmt) const {
   AVStream* st = check_alloc(avformat_new_stream(fmt, nullptr));
   st->time_base = impl_->ctx->time_base;
   if (const int r = avcodec_parameters_from_context(st->codecpar, impl_->ctx.get()); r < 0) {
@@ -183,7 +175,7 @@ AVStream* FfmpegAudioEncoder::add_stream(AVFormatContext* fmt) const {
   return st;
 }
 
-void FfmpegAudioEncoder::feed(const float* const* planes, int64_t n, const PacketSink& sink) {
+void AudioEncoder::feed(const float* const* planes, int64_t n, const PacketSink& sink) {
   Impl& m = *impl_;
   constexpr int64_t kChunk = 8192;
   std::vector<const uint8_t*> in(static_cast<size_t>(m.channels));
@@ -196,11 +188,11 @@ void FfmpegAudioEncoder::feed(const float* const* planes, int64_t n, const Packe
   }
 }
 
-void FfmpegAudioEncoder::finish(const PacketSink& sink) {
+void AudioEncoder::finish(const PacketSink& sink) {
   Impl& m = *impl_;
   m.convert(nullptr, 0);
   m.drain(true, sink);
   m.encode(nullptr, sink);
 }
 
-}  // namespace loom::audio::detail
+}  // namespace loom::ffmpeg

@@ -16,7 +16,7 @@ extern "C" {
 #include <optional>
 #include <string>
 
-namespace loom::audio::detail {
+namespace loom::ffmpeg {
 
 struct AudioEncoderSettings {
   int sample_rate = 0;  // of the input; the encoder runs at the nearest rate it supports at or above it
@@ -32,7 +32,7 @@ struct AudioEncoderSettings {
 // none), else the lowest supported rate above it, else the highest.
 int encoder_rate(const AVCodec* codec, int rate);
 
-class FfmpegAudioEncoder {
+class AudioEncoder {
  public:
   // A packet in the encoder's time base (1 / sample rate); the sink rescales and muxes it (the encoder
   // unreferences it afterwards).
@@ -40,10 +40,10 @@ class FfmpegAudioEncoder {
 
   // Opens `codec` (an audio encoder). Throws loom::Error naming `input`: kInvalidInput for settings
   // the encoder refuses (rate, channels, bit rate).
-  FfmpegAudioEncoder(const std::string& input, const AVCodec* codec, const AudioEncoderSettings& settings);
-  ~FfmpegAudioEncoder();
-  FfmpegAudioEncoder(const FfmpegAudioEncoder&) = delete;
-  FfmpegAudioEncoder& operator=(const FfmpegAudioEncoder&) = delete;
+  AudioEncoder(const std::string& input, const AVCodec* codec, const AudioEncoderSettings& settings);
+  ~AudioEncoder();
+  AudioEncoder(const AudioEncoder&) = delete;
+  AudioEncoder& operator=(const AudioEncoder&) = delete;
 
   const AVCodecContext* context() const;
 
@@ -60,4 +60,4 @@ class FfmpegAudioEncoder {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace loom::audio::detail
+}  // namespace loom::ffmpeg
