@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "deinterleave.h"
+#include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
 
 namespace loom::vision {
@@ -22,7 +22,7 @@ void RowSink<T>::write(int y, const T* src) const {
   }
   T* planes[4];
   for (int c = 0; c < channels_; ++c) planes[c] = base_ + c * plane_ + offset;
-  deinterleave(src, width_, channels_, planes);
+  accel::deinterleave(src, static_cast<size_t>(width_), channels_, planes);
 }
 
 template <typename T>
