@@ -156,6 +156,19 @@ TEST(Interleave, ElementSizesOtherThan1248AreABug) {
   EXPECT_THROW(interleave(in, 4, 1, 16, src), Error);
 }
 
+TEST(Interleave, InputPlanesMayOverlap) {
+  // One plane for every channel (a broadcast view, as an image with channel stride 0 gives).
+  std::vector<uint16_t> plane(100);
+  for (size_t i = 0; i < plane.size(); ++i) plane[i] = static_cast<uint16_t>(i * 7);
+  for (int channels = 2; channels <= 4; ++channels) {
+    const uint16_t* planes[4] = {plane.data(), plane.data(), plane.data(), plane.data()};
+    std::vector<uint16_t> got(plane.size() * channels), want(got.size());
+    interleave(planes, plane.size(), channels, got.data());
+    interleave_scalar(planes, plane.size(), channels, want.data());
+    EXPECT_EQ(got, want) << "channels " << channels;
+  }
+}
+
 TEST(Interleave, PlanePointersInAnyOrderPermuteTheChannels) {
   // FFmpeg's GBRP: R, G, B samples into planes G, B, R by passing the planes as {R, G, B} pointers.
   const uint8_t rgb[6] = {1, 2, 3, 4, 5, 6};

@@ -8,12 +8,13 @@
 // Contract of every function here:
 //   - channels >= 1 (fewer does nothing); n may be 0 (then no pointer is dereferenced).
 //   - Pointers are aligned to the element size (no vector alignment is needed: any offset works).
-//   - The interleaved buffer and the planes do not overlap, nor do two planes. To permute channels
+//   - The output overlaps no input, and deinterleave's planes do not overlap each other (interleave's
+//     input planes may: e.g. one plane passed for every channel). To permute channels
 //     (e.g. FFmpeg's GBRP plane order G, B, R for R, G, B samples), pass the plane pointers in the
 //     order wanted.
 //   - channels 1 is a copy; 2, 3 and 4 take the SIMD path (Highway's LoadInterleaved{2,3,4} /
 //     StoreInterleaved{2,3,4}, whole vectors then a scalar tail); channels > 4 take a portable loop
-//     (one strided pass per channel).
+//     (blocks of about 16 KiB, one strided pass per channel).
 //   - Highway dynamic dispatch picks the best SIMD target of this CPU on the first call; the functions
 //     keep no state, so concurrent calls are safe when their outputs are disjoint. They throw nothing,
 //     except the element-size overloads: loom::Error (kInternal) for a size other than 1, 2, 4 or 8,
