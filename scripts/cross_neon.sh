@@ -18,7 +18,7 @@ sources=(
 )
 echo "== aarch64 SIMD kernels under qemu"
 aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto \
-  -Icodec/include -Iaccel/include -Ivision/include -Itransforms/include -Itransforms/src -Itests/common \
+  -Icodec/include -Iaccel/include -Iaccel/src -Ivision/include -Itransforms/include -Itransforms/src -Itests/common \
   -DLOOM_MEDIA_DIR=\"/nonexistent\" "${sources[@]}" -lgtest_main -lgtest -lhwy -lfmt -lpthread \
   -o "$out/simd_tests"
 qemu-aarch64 -L /usr/aarch64-linux-gnu "$out/simd_tests" --gtest_brief=1
