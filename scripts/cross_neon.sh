@@ -10,15 +10,15 @@ cd "$(dirname "$0")/.."
 out=${1:-build-aarch64}
 mkdir -p "$out"
 sources=(
-  codec/src/error.cc codec/src/tensor.cc
-  transforms/src/resize.cc transforms/src/resize_hwy.cc vision/src/deinterleave_hwy.cc
+  codec/src/error.cc codec/src/tensor.cc accel/src/interleave_hwy.cc
+  transforms/src/resize.cc transforms/src/resize_hwy.cc
   transforms/src/color_hwy.cc transforms/src/image_shape.cc transforms/src/noise.cc transforms/src/noise_hwy.cc transforms/src/random.cc
-  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/vision/deinterleave_test.cc
-  tests/transforms/color_hwy_test.cc
+  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc
+  tests/transforms/color_hwy_test.cc tests/accel/interleave_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"
 aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto \
-  -Icodec/include -Ivision/include -Itransforms/include -Itransforms/src -Ivision/src -Itests/common \
+  -Icodec/include -Iaccel/include -Iaccel/src -Ivision/include -Itransforms/include -Itransforms/src -Itests/common \
   -DLOOM_MEDIA_DIR=\"/nonexistent\" "${sources[@]}" -lgtest_main -lgtest -lhwy -lfmt -lpthread \
   -o "$out/simd_tests"
 qemu-aarch64 -L /usr/aarch64-linux-gnu "$out/simd_tests" --gtest_brief=1

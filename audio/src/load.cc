@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "audio_decoder.h"
+#include "loom/accel/interleave.h"
 #include "loom/audio/load.h"
 #include "loom/audio/reader.h"
 #include "loom/codec/error.h"
@@ -50,36 +51,18 @@ std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, cons
   return d;
 }
 
-namespace {
-
-template <typename T>
-void deinterleave_as(const T* src, int64_t frames, int channels, void* const* rows, int64_t offset) {
-  if (channels == 2) {
-    T* a = static_cast<T*>(rows[0]) + offset;
-    T* b = static_cast<T*>(rows[1]) + offset;
-    for (int64_t i = 0; i < frames; ++i) {
-      a[i] = src[2 * i];
-      b[i] = src[2 * i + 1];
-    }
-    return;
-  }
-  for (int c = 0; c < channels; ++c) {
-    T* o = static_cast<T*>(rows[c]) + offset;
-    const T* s = src + c;
-    for (int64_t i = 0; i < frames; ++i) o[i] = s[i * channels];
-  }
-}
-
-}  // namespace
-
 void deinterleave(const void* src, int64_t frames, int channels, size_t element_bytes, void* const* rows,
                   int64_t offset) {
-  switch (element_bytes) {
-    case 1: deinterleave_as(static_cast<const uint8_t*>(src), frames, channels, rows, offset); break;
-    case 2: deinterleave_as(static_cast<const uint16_t*>(src), frames, channels, rows, offset); break;
-    case 4: deinterleave_as(static_cast<const uint32_t*>(src), frames, channels, rows, offset); break;
-    default: deinterleave_as(static_cast<const uint64_t*>(src), frames, channels, rows, offset); break;
+  void* small[16];  // the rows `offset` elements in; on the stack for up to 16 channels
+  std::vector<void*> large;
+  void** planes = small;
+  if (channels > 16) {
+    large.resize(static_cast<size_t>(channels));
+    planes = large.data();
   }
+  const auto skip = static_cast<size_t>(offset) * element_bytes;
+  for (int c = 0; c < channels; ++c) planes[c] = static_cast<uint8_t*>(rows[c]) + skip;
+  accel::deinterleave(src, static_cast<size_t>(frames), channels, element_bytes, planes);
 }
 
 int64_t Decoder::read_planar(void* const* rows, int64_t max_frames, bool normalize) {

@@ -20,6 +20,7 @@ extern "C" {
 #include "color_convert.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
 #include "frame_index.h"
+#include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
 
 namespace loom::video {
@@ -486,17 +487,10 @@ void VideoDecoder::Impl::write_frame(const Tensor& out, int64_t slot) {
     for (int y = 0; y < out_height; ++y) std::memcpy(base + y * row, scratch.data() + y * stride, row);
     return;
   }
-  uint8_t* r = base;
-  uint8_t* g = base + plane;
-  uint8_t* b = base + 2 * plane;
-  size_t i = 0;
   for (int y = 0; y < out_height; ++y) {
-    const uint8_t* src = scratch.data() + y * stride;
-    for (int x = 0; x < out_width; ++x, ++i, src += 3) {
-      r[i] = src[0];
-      g[i] = src[1];
-      b[i] = src[2];
-    }
+    const size_t at = static_cast<size_t>(y) * out_width;
+    uint8_t* planes[3] = {base + at, base + plane + at, base + 2 * plane + at};  // R, G, B
+    accel::deinterleave(scratch.data() + y * stride, static_cast<size_t>(out_width), 3, planes);
   }
 }
 

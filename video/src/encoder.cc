@@ -22,9 +22,10 @@ extern "C" {
 #include <cmath>
 #include <cstring>
 
+#include "loom/accel/interleave.h"
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/internal/ffmpeg_audio_encoder.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
-#include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
 
 namespace loom::video {
@@ -496,7 +497,13 @@ void VideoEncoder::write(const Tensor& frames) {
         const auto* base = static_cast<const uint8_t*>(f.data());
         const int64_t sc = f.stride(nchw ? 0 : 2), sy = f.stride(nchw ? 1 : 0), sx = f.stride(nchw ? 2 : 1);
         constexpr int kPlaneOf[3] = {2, 0, 1};  // R -> plane 2, G -> 0, B -> 1
-        for (int ch = 0; ch < 3; ++ch) {
+        const bool rgb_rows = sx == 3 && sc == 1;  // interleaved rows (NHWC): one deinterleave per row
+        for (int64_t y = 0; rgb_rows && y < h; ++y) {
+          uint8_t* rows[3];
+          for (int ch = 0; ch < 3; ++ch) rows[ch] = s.gbrp->data[kPlaneOf[ch]] + y * s.gbrp->linesize[kPlaneOf[ch]];
+          accel::deinterleave(base + y * sy, static_cast<size_t>(w), 3, rows);
+        }
+        for (int ch = 0; ch < 3 && !rgb_rows; ++ch) {  // any other strides: sample by sample
           uint8_t* dst = s.gbrp->data[kPlaneOf[ch]];
           const int ls = s.gbrp->linesize[kPlaneOf[ch]];
           for (int64_t y = 0; y < h; ++y) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "deinterleave.h"
+#include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
 
 namespace loom::vision {
@@ -22,7 +22,7 @@ void RowSink<T>::write(int y, const T* src) const {
   }
   T* planes[4];
   for (int c = 0; c < channels_; ++c) planes[c] = base_ + c * plane_ + offset;
-  deinterleave(src, width_, channels_, planes);
+  accel::deinterleave(src, static_cast<size_t>(width_), channels_, planes);
 }
 
 template <typename T>
@@ -54,6 +54,12 @@ const T* RowSource<T>::row(int y) {
   const T* src = base_ + y * stride_y_;
   if (stride_x_ == channels_ && (stride_c_ == 1 || channels_ == 1)) return src;  // already interleaved
   T* dst = scratch_.data();
+  if (stride_x_ == 1 && channels_ <= 4) {  // CHW with contiguous rows: interleave the planes' rows
+    const T* planes[4];
+    for (int c = 0; c < channels_; ++c) planes[c] = src + c * stride_c_;
+    accel::interleave(planes, static_cast<size_t>(width_), channels_, dst);
+    return dst;
+  }
   for (int x = 0; x < width_; ++x)
     for (int c = 0; c < channels_; ++c) dst[x * channels_ + c] = src[x * stride_x_ + c * stride_c_];
   return dst;
