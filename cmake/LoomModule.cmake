@@ -3,7 +3,8 @@
 # <name>/include/loom/<name>/, installed and exported as loom::<name>; private headers in <name>/src/.
 #
 # Symbols are hidden: a library exports only what its public headers declare between LOOM_API_BEGIN
-# and LOOM_API_END (loom/codec/api.h). The sources compile once, into the object library
+# and LOOM_API_END (loom/codec/api.h), and the version script cmake/loom_exports.map keeps everything
+# outside namespace loom (standard-library instantiations) local. The sources compile once, into the object library
 # loom_<name>_objects that the library is made from; a module's own tests link those objects (and so
 # reach its private kernels) instead of the library.
 function(loom_module name)
@@ -26,6 +27,11 @@ function(loom_module name)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(loom_${name} PUBLIC cxx_std_20)
   target_link_libraries(loom_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  if(BUILD_SHARED_LIBS AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    set(map ${PROJECT_SOURCE_DIR}/cmake/loom_exports.map)
+    target_link_options(loom_${name} PRIVATE "LINKER:--version-script=${map}")
+    set_target_properties(loom_${name} PROPERTIES LINK_DEPENDS ${map})
+  endif()
   install(TARGETS loom_${name} EXPORT loomTargets
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -25,6 +25,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "loom/codec/api.h"
+
+LOOM_API_BEGIN
+
 namespace loom::accel {
 
 // planes[c][i] = src[i * channels + c] for i < n, c < channels.
@@ -59,3 +63,5 @@ void interleave_scalar(const T* const* planes, size_t n, int channels, T* dst) {
 }
 
 }  // namespace loom::accel
+
+LOOM_API_END

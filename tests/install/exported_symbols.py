@@ -1,0 +1,50 @@
+"""The installed libraries export loom's public API and nothing else.
+
+Usage: /usr/bin/python3 exported_symbols.py PREFIX SOURCE_DIR
+
+Checks, for every lib/libloom_*.so under PREFIX, that each exported (defined, dynamic) symbol is in
+namespace loom (or is the typeinfo/vtable of a loom type), that none comes from private code (the
+FFmpeg layer, the pending-files registry, detail and anonymous namespaces), and that every public header
+of SOURCE_DIR declares its API between LOOM_API_BEGIN and LOOM_API_END. Exits 1 with the offenders.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+ALLOWED = re.compile(r"^((typeinfo|typeinfo name|vtable|VTT) for )?loom::")
+PRIVATE = re.compile(r"loom::(ffmpeg|internal|pending_files)::|::detail::|\(anonymous namespace\)")
+
+
+def exported(lib):
+    out = subprocess.run(["nm", "-DC", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
+    return [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
+
+
+def main(prefix, source_dir):
+    problems = []
+    libs = sorted(glob.glob(os.path.join(prefix, "lib*", "**", "libloom_*.so"), recursive=True))
+    if len(libs) < 7:
+        problems.append(f"expected the 7 loom libraries under {prefix}, found {libs}")
+    for lib in libs:
+        names = exported(lib)
+        if not names:
+            problems.append(f"{lib}: exports nothing")
+        for name in names:
+            if not ALLOWED.match(name) or PRIVATE.search(name):
+                problems.append(f"{os.path.basename(lib)}: exports {name}")
+    for header in sorted(glob.glob(os.path.join(source_dir, "*", "include", "loom", "*", "*.h"))):
+        text = open(header, encoding="utf-8").read()
+        if header.endswith(os.path.join("codec", "api.h")):
+            continue
+        if "LOOM_API_BEGIN" not in text or "LOOM_API_END" not in text:
+            problems.append(f"{header}: no LOOM_API_BEGIN/LOOM_API_END around its declarations")
+    for p in problems:
+        print(p)
+    print(f"{len(libs)} libraries checked, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
