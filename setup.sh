@@ -4,9 +4,9 @@
 #
 #   ./setup.sh          set up and build
 #   ./setup.sh demo     ... then run the demo (generated media, batch-preprocessed by the CLI)
-#   ./setup.sh test     ... then run the whole test suite: the Release tests, the same tests under
-#                       ASan + UBSan, the multi-threaded ones under TSan, the SIMD kernels cross-built
-#                       for aarch64 under qemu, and each fuzzer for a while
+#   ./setup.sh test     ... then run the whole test suite: the clang-format check, the Release tests,
+#                       the same tests under ASan + UBSan, the multi-threaded ones under TSan, the SIMD
+#                       kernels cross-built for aarch64 under qemu, and each fuzzer for a while
 #
 # Environment: BUILD_DIR (default: build), LOOM_MEDIA_DIR (default: ../shared/media),
 # CMAKE_ARGS (extra configure arguments), LOOM_FUZZ_SECONDS (per fuzzer, default 60), LOOM_FUZZ_SEED
@@ -23,7 +23,7 @@ PACKAGES=(
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev libfreetype-dev fonts-dejavu-core
   libsndfile1-dev libvorbis-dev libogg-dev libsox-dev
   # tests, sanitizers, fuzzers and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)
   g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libfmt-dev:arm64
   # demo media and reference tools for the parity checks
@@ -64,6 +64,7 @@ sanitized() {
 }
 
 run_tests() {
+  scripts/check_format.sh
   echo "== tests (Release)"
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
   sanitized asan
