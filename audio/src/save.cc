@@ -20,6 +20,7 @@ extern "C" {
 #include <new>
 #include <vector>
 
+#include "loom/codec/internal/avio_sink.h"
 #include "loom/codec/internal/ffmpeg_audio_encoder.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
 #include "sndfile_memory.h"
@@ -30,7 +31,6 @@ extern "C" {
 namespace loom::audio {
 namespace {
 
-using ffmpeg::UniqueAvio;
 using ffmpeg::UniqueOutputContext;
 
 using detail::SndfileCloser;
@@ -140,40 +140,6 @@ bool is_ffmpeg_format(const std::string& format) {
   return format == "mp3" || format == "opus" || format == "m4a" || format == "adts";
 }
 
-// The bytes a muxer writes, with seeking (the MP4 muxer goes back to fill in sizes, the MP3 muxer its
-// Xing header).
-struct MemoryOutput {
-  std::vector<uint8_t> bytes;
-  size_t pos = 0;
-};
-
-int memory_write(void* opaque, uint8_t* buf, int size) {
-  auto* m = static_cast<MemoryOutput*>(opaque);
-  if (size <= 0) return 0;
-  const size_t end = m->pos + static_cast<size_t>(size);
-  try {
-    if (end > m->bytes.size()) m->bytes.resize(end);
-  } catch (const std::bad_alloc&) {
-    return AVERROR(ENOMEM);  // no exception may cross libavformat's C frames
-  }
-  std::memcpy(m->bytes.data() + m->pos, buf, static_cast<size_t>(size));
-  m->pos = end;
-  return size;
-}
-
-int64_t memory_seek(void* opaque, int64_t offset, int whence) {
-  auto* m = static_cast<MemoryOutput*>(opaque);
-  whence &= ~AVSEEK_FORCE;
-  if (whence == AVSEEK_SIZE) return static_cast<int64_t>(m->bytes.size());
-  int64_t target = offset;
-  if (whence == SEEK_CUR) target += static_cast<int64_t>(m->pos);
-  else if (whence == SEEK_END) target += static_cast<int64_t>(m->bytes.size());
-  else if (whence != SEEK_SET) return AVERROR(EINVAL);
-  if (target < 0) return AVERROR(EINVAL);
-  m->pos = static_cast<size_t>(target);
-  return target;
-}
-
 // Validates bit_rate and compression for `format` and turns them into encoder settings.
 void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const AVCodec* codec, int channels,
                           int sample_rate, ffmpeg::AudioEncoderSettings& s, const std::string& name) {
@@ -257,9 +223,9 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   ffmpeg::AudioEncoder encoder(name, codec, settings);
   AVStream* stream = encoder.add_stream(mux.get());
 
-  MemoryOutput out;
-  const UniqueAvio io = ffmpeg::make_avio(64 * 1024, &out, nullptr, memory_write, memory_seek);
-  mux->pb = io.get();
+  ffmpeg::AvioSink out = ffmpeg::AvioSink::to_memory();
+  AVIOContext* io = out.context();
+  mux->pb = io;
   mux->flags |= AVFMT_FLAG_CUSTOM_IO;
   if (const int r = avformat_write_header(mux.get(), nullptr); r < 0) ffmpeg::throw_error(r, name, "cannot write the header");
   const AVRational codec_tb = encoder.context()->time_base;
@@ -274,9 +240,9 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   encoder.feed(planes.data(), planar.size(1), sink);
   encoder.finish(sink);
   if (const int r = av_write_trailer(mux.get()); r < 0) ffmpeg::throw_error(r, name, "cannot write the trailer");
-  avio_flush(io.get());
+  avio_flush(io);
   if (io->error < 0) ffmpeg::throw_error(io->error, name, "cannot write");
-  return std::move(out.bytes);
+  return out.take_bytes();
 }
 
 }  // namespace

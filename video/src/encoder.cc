@@ -12,8 +12,6 @@ extern "C" {
 }
 
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -24,6 +22,7 @@ extern "C" {
 
 #include "loom/accel/interleave.h"
 #include "loom/codec/atomic_file.h"
+#include "loom/codec/internal/avio_sink.h"
 #include "loom/codec/internal/ffmpeg_audio_encoder.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/error.h"
@@ -32,7 +31,6 @@ namespace loom::video {
 namespace {
 
 using ffmpeg::check_alloc;
-using ffmpeg::UniqueAvio;
 using ffmpeg::UniqueCodecContext;
 using ffmpeg::UniqueFrame;
 using ffmpeg::UniqueOutputContext;
@@ -115,38 +113,6 @@ bool set_private(AVCodecContext* ctx, const char* key, const std::string& value,
   return true;
 }
 
-// ---- The output file: an AtomicFile written through a custom AVIOContext ----
-struct OutputFile {
-  AtomicFile file;
-  int write_errno = 0;  // first failed write(2)
-};
-
-int write_packet(void* opaque, uint8_t* buf, int size) {
-  auto* f = static_cast<OutputFile*>(opaque);
-  int done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(f->file.fd(), buf + done, static_cast<size_t>(size - done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      if (f->write_errno == 0) f->write_errno = errno;
-      return AVERROR(errno);
-    }
-    done += static_cast<int>(n);
-  }
-  return size;
-}
-
-int64_t seek_packet(void* opaque, int64_t offset, int whence) {
-  const int fd = static_cast<OutputFile*>(opaque)->file.fd();
-  whence &= ~AVSEEK_FORCE;
-  if (whence == AVSEEK_SIZE) {
-    struct stat st {};
-    return ::fstat(fd, &st) == 0 ? static_cast<int64_t>(st.st_size) : AVERROR(errno);
-  }
-  const off_t r = ::lseek(fd, static_cast<off_t>(offset), whence);
-  return r < 0 ? AVERROR(errno) : static_cast<int64_t>(r);
-}
-
 }  // namespace
 
 struct VideoEncoder::Impl {
@@ -156,8 +122,8 @@ struct VideoEncoder::Impl {
   AVRational fps{30, 1};
   std::string codec_name;
 
-  std::unique_ptr<OutputFile> file;  // declared before the contexts that write to it
-  UniqueAvio io;
+  std::optional<AtomicFile> file;   // declared before the contexts that write to it
+  std::optional<ffmpeg::AvioSink> sink;  // writes `file`
   UniqueOutputContext fmt;
   UniqueCodecContext video;
   AVStream* video_stream = nullptr;
@@ -186,13 +152,13 @@ struct VideoEncoder::Impl {
   void abort() noexcept {
     state = State::kAborted;
     fmt.reset();
-    io.reset();
-    if (file) file->file.abandon();
+    sink.reset();
+    if (file) file->abandon();
   }
 
   [[noreturn]] void ffmpeg_fail(int r, const std::string& what) const {
-    if (file && file->write_errno != 0) {
-      throw Error(ErrorCode::kIo, input, fmt::format("cannot write: {}", std::strerror(file->write_errno)));
+    if (sink && sink->write_errno() != 0) {
+      throw Error(ErrorCode::kIo, input, fmt::format("cannot write: {}", std::strerror(sink->write_errno())));
     }
     ffmpeg::throw_error(r, input, what);
   }
@@ -215,7 +181,7 @@ struct VideoEncoder::Impl {
     p->stream_index = st->index;
     const int r = av_interleaved_write_frame(fmt.get(), p);
     if (r < 0) ffmpeg_fail(r, "cannot write a packet");
-    if (file->write_errno != 0) ffmpeg_fail(AVERROR(file->write_errno), "cannot write");
+    if (sink->write_errno() != 0) ffmpeg_fail(AVERROR(sink->write_errno()), "cannot write");
   }
 
   // The audio encoder's packets go to the audio stream.
@@ -436,10 +402,10 @@ VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, in
   s.packet.reset(check_alloc(av_packet_alloc()));
 
   // ---- The output file, then the header ----
-  s.file = std::make_unique<OutputFile>(OutputFile{AtomicFile::create(path, options.overwrite)});
+  s.file.emplace(AtomicFile::create(path, options.overwrite));
   try {
-    s.io = ffmpeg::make_avio(256 * 1024, s.file.get(), nullptr, write_packet, seek_packet);
-    s.fmt->pb = s.io.get();
+    s.sink.emplace(ffmpeg::AvioSink::to_fd(s.file->fd()));
+    s.fmt->pb = s.sink->context();
     s.fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
     if (const int r = avformat_write_header(s.fmt.get(), nullptr); r < 0) s.ffmpeg_fail(r, "cannot write the header");
   } catch (...) {
@@ -536,16 +502,17 @@ void VideoEncoder::close() {
       s.audio->finish(s.audio_sink());
     }
     if (const int r = av_write_trailer(s.fmt.get()); r < 0) s.ffmpeg_fail(r, "cannot write the trailer");
-    avio_flush(s.io.get());
-    if (s.io->error < 0 || s.file->write_errno != 0) s.ffmpeg_fail(s.io->error, "cannot write");
-    s.file->file.commit();
+    AVIOContext* io = s.sink->context();
+    avio_flush(io);
+    if (io->error < 0 || s.sink->write_errno() != 0) s.ffmpeg_fail(io->error, "cannot write");
+    s.file->commit();
   } catch (...) {
     s.abort();
     throw;
   }
   s.state = Impl::State::kClosed;
   s.fmt.reset();
-  s.io.reset();
+  s.sink.reset();
 }
 
 void encode_video(const std::filesystem::path& path, const Tensor& frames, double fps, const EncoderOptions& options,
