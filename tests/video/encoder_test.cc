@@ -573,6 +573,24 @@ TEST(EncoderAtomic, ExistingFileUntouchedUntilClose) {
   EXPECT_EQ(leftover_temps(dir.path()), 0);
 }
 
+// overwrite = false (AtomicFile::create(path, false)): an existing file is refused by open() and kept;
+// a new path is written as usual.
+TEST(EncoderAtomic, NoOverwriteRefusesAnExistingFile) {
+  TempDir dir;
+  test::write_bytes(dir / "a.mp4", {'o', 'l', 'd'});
+  EncoderOptions o = nhwc();
+  o.overwrite = false;
+  const Error err = error_of([&] { VideoEncoder::open(dir / "a.mp4", 64, 48, o); });
+  EXPECT_EQ(err.code(), ErrorCode::kIo) << err.what();
+  EXPECT_EQ(err.input(), (dir / "a.mp4").string());
+  EXPECT_EQ(read_bytes(dir / "a.mp4"), (std::vector<uint8_t>{'o', 'l', 'd'}));
+  VideoEncoder e = VideoEncoder::open(dir / "b.mp4", 64, 48, o);
+  e.write(smooth_frames(2, 48, 64));
+  e.close();
+  EXPECT_EQ(read_back(dir / "b.mp4", false).frames, 2);
+  EXPECT_EQ(leftover_temps(dir.path()), 0);
+}
+
 TEST(EncoderAtomic, DiskFullLeavesNothingAndTheOldFile) {
   TempDir dir;
   test::write_bytes(dir / "a.mkv", {'o', 'l', 'd'});
