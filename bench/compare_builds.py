@@ -1,0 +1,117 @@
+"""Two loom builds side by side, in one sitting: did a change that should not change speed keep it?
+
+    /usr/bin/python3 bench/compare_builds.py BEFORE_BUILD AFTER_BUILD [--media DIR] [--rounds N]
+
+Runs the C++ benchmarks of both build trees (bench/loom_bench_image_decode, loom_bench_resize,
+loom_bench_video_decode, loom_bench_audio_load) on the same inputs, alternating BEFORE and AFTER for N
+rounds (default 3) so that machine noise hits both alike, and prints one Markdown table: the median
+over rounds of each build's time and after/before (1.00 = same; below 1 = AFTER is faster). Inputs:
+JPEG/PNG files of ../shared/media (or --media), a 1920x1080 photo-like JPEG and PNG, a 1280x720 and a
+1920x1080 H.264 clip and a 60 s stereo WAV made here with Pillow, ffmpeg and numpy. Needs Debian's
+/usr/bin/python3 (python3-pil, python3-numpy) and the ffmpeg CLI. Takes a few minutes; keep the
+machine quiet.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import wave
+
+import numpy as np
+from PIL import Image
+
+
+def parse_args():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("before")
+    p.add_argument("after")
+    p.add_argument("--media", default=os.path.join(here, "..", "..", "shared", "media"))
+    p.add_argument("--rounds", type=int, default=3)
+    return p.parse_args()
+
+
+def make_inputs(media, tmp):
+    photo = Image.open(os.path.join(media, "images", "jpeg", "flower.jpg")).convert("RGB")
+    big = photo.resize((1920, 1080), Image.BICUBIC)
+    inputs = {"jpeg": [os.path.join(media, "images", "jpeg", n) for n in ("flower.jpg", "hopper.jpg")],
+              "png": []}
+    big.save(os.path.join(tmp, "photo_1080p.jpg"), quality=90)
+    big.save(os.path.join(tmp, "photo_1080p.png"))
+    inputs["jpeg"].append(os.path.join(tmp, "photo_1080p.jpg"))
+    inputs["png"].append(os.path.join(tmp, "photo_1080p.png"))
+    raw = os.path.join(tmp, "photo_1080p.rgb")
+    np.asarray(big, dtype=np.uint8).tofile(raw)
+    inputs["raw"] = (raw, 1920, 1080)
+    inputs["video"] = [os.path.join(media, "video", "nasa_13013.mp4")]
+    for w, h, seconds in ((1280, 720, 10), (1920, 1080, 5)):
+        clip = os.path.join(tmp, f"clip_{h}p.mp4")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate=30",
+                        "-t", str(seconds), "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "60", clip], check=True)
+        inputs["video"].append(clip)
+    wav = os.path.join(tmp, "stereo_60s.wav")
+    t = np.arange(48000 * 60) / 48000.0
+    pcm = (np.stack([np.sin(2 * np.pi * 440 * t), np.sin(2 * np.pi * 660 * t)], axis=1) * 20000).astype("<i2")
+    with wave.open(wav, "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(48000)
+        w.writeframes(pcm.tobytes())
+    inputs["audio"] = [wav]
+    return inputs
+
+
+def json_lines(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def measure(build, inputs):
+    """{(group, case): milliseconds} for one run of every benchmark of `build`."""
+    bench = os.path.join(build, "bench")
+    times = {}
+    for rec in json_lines([os.path.join(bench, "loom_bench_image_decode"), *inputs["jpeg"], *inputs["png"]]):
+        name = os.path.basename(rec["file"])
+        times[("image decode HWC", name)] = rec["hwc_s"] * 1e3
+        times[("image decode CHW", name)] = rec["chw_s"] * 1e3
+    raw, w, h = inputs["raw"]
+    for rec in json_lines([os.path.join(bench, "loom_bench_resize"), raw, str(w), str(h), "224x224", "512x288"]):
+        if rec.get("target") in ("AVX3", "AVX2") or rec.get("dtype") == "float32":
+            label = rec.get("target") or "float32 CHW"
+            times[(f"resize {label}", f"{rec['in']} -> {rec['out']}")] = rec["ms"]
+    for workload in ("sequential", "random"):
+        for rec in json_lines([os.path.join(bench, "loom_bench_video_decode"), "--workload", workload, "--reps", "3",
+                               *inputs["video"]]):
+            times[(f"video {workload} NHWC", os.path.basename(rec["file"]))] = rec["ms"]
+    for rec in json_lines([os.path.join(bench, "loom_bench_audio_load"), *inputs["audio"]]):
+        times[("audio load float32 [C, N]", os.path.basename(rec["file"]))] = rec["ms"]
+    return times
+
+
+def main():
+    args = parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = make_inputs(args.media, tmp)
+        runs = {"before": [], "after": []}
+        for r in range(args.rounds):
+            for which in ("before", "after"):
+                print(f"round {r + 1}/{args.rounds}: {which}", file=sys.stderr)
+                runs[which].append(measure(getattr(args, which), inputs))
+    keys = [k for k in runs["before"][0] if all(k in m for m in runs["before"] + runs["after"])]
+    print("| benchmark | input | before ms | after ms | after/before |")
+    print("|---|---|---:|---:|---:|")
+    ratios = []
+    for key in keys:
+        b = statistics.median(m[key] for m in runs["before"])
+        a = statistics.median(m[key] for m in runs["after"])
+        ratios.append(a / b)
+        print(f"| {key[0]} | {key[1]} | {b:.3f} | {a:.3f} | {a / b:.2f} |")
+    geo = float(np.exp(np.mean(np.log(ratios))))
+    print(f"\n{len(keys)} cases, geometric mean after/before {geo:.3f}")
+
+
+if __name__ == "__main__":
+    main()
