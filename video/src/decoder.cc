@@ -29,7 +29,7 @@ struct VideoDecoder::Impl {
 
   std::string name;
   DecoderOptions options;  // output_size: the current one
-  std::unique_ptr<detail::DecodeBackend> backend;
+  std::unique_ptr<detail::DecodeBackend> backend;  // outlives the decoder it configured (source's)
   detail::FrameSource source;
   std::unique_ptr<detail::SeekRules> rules;
   StreamMetadata meta;

@@ -17,6 +17,7 @@ extern "C" {
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decode_backend.h"

@@ -2,8 +2,8 @@
 // where its frames begin and end, and what the decoder must look for to produce a frame. Two sets of
 // rules (DecoderOptions::seek_mode): the exact ones read a frame index (the packet scan of
 // frame_index.h, or a caller's index); the approximate ones trust the header's frame rate and count.
-// Pure arithmetic, no FFmpeg: VideoDecoder asks these and never which mode it is in. Private to
-// loom::video.
+// Arithmetic on the index or the header, no FFmpeg calls: VideoDecoder asks these and never which mode
+// it is in. Private to loom::video.
 #pragma once
 
 #include <cstdint>
