@@ -260,7 +260,7 @@ Audio decode(const ByteSource& source, const LoadOptions& options) {
 
 // ---- AudioReader ----
 
-struct AudioReader::Impl {
+struct LOOM_HIDDEN AudioReader::Impl {
   std::string name;
   ReaderOptions options;
   std::unique_ptr<detail::Decoder> decoder;

@@ -14,7 +14,10 @@ import subprocess
 import sys
 
 ALLOWED = re.compile(r"^((typeinfo|typeinfo name|vtable|VTT) for )?loom::")
-PRIVATE = re.compile(r"loom::(ffmpeg|internal|pending_files)::|::detail::|\(anonymous namespace\)")
+# Private code: the FFmpeg layer, the registry, detail and anonymous namespaces, and the members of a
+# public class's pimpl (Impl, State, Storage: defined LOOM_HIDDEN in a source file).
+PRIVATE = re.compile(r"loom::(ffmpeg|internal|pending_files)::|::detail::|\(anonymous namespace\)|"
+                     r"::(Impl|State|Storage)::")
 
 
 def exported(lib):

@@ -113,9 +113,123 @@ bool set_private(AVCodecContext* ctx, const char* key, const std::string& value,
   return true;
 }
 
+// ---- The steps of VideoEncoder::open that need no encoder state ----
+
+// The frame size, rate and thread count: Error(kInvalidInput) when one is out of range.
+void validate_frame_options(const std::string& input, int width, int height, const EncoderOptions& options) {
+  if (width <= 0 || height <= 0 ||
+      av_image_check_size(static_cast<unsigned>(width), static_cast<unsigned>(height), 0, nullptr) < 0) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid frame size {}x{}", width, height));
+  }
+  if (!(options.fps > 0) || !std::isfinite(options.fps) || options.fps > 1e6) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid fps {}", options.fps));
+  }
+  if (options.num_threads < 0) throw Error(ErrorCode::kInvalidInput, input, "num_threads must be >= 0");
+}
+
+// The container (from the file extension), its muxer and the video encoder it is to hold.
+struct OutputFormat {
+  Container container;
+  const AVOutputFormat* ofmt = nullptr;
+  const AVCodec* codec = nullptr;
+};
+
+OutputFormat choose_format(const std::filesystem::path& path, const std::string& input, const EncoderOptions& options) {
+  const Container container = container_for(path);
+  const AVCodec* codec =
+      find_encoder(input, options.codec.empty() ? container.default_video : options.codec, AVMEDIA_TYPE_VIDEO);
+  const AVOutputFormat* ofmt = av_guess_format(container.muxer, nullptr, nullptr);
+  if (ofmt == nullptr)
+    throw Error(ErrorCode::kUnsupported, input, fmt::format("no {} muxer in this FFmpeg", container.muxer));
+  check_container_takes(input, ofmt, codec);
+  return {container, ofmt, codec};
+}
+
+// options.pixel_format, checked against what `codec` takes and against the frame size's chroma subsampling.
+AVPixelFormat choose_pixel_format(const std::string& input, const AVCodec* codec, const EncoderOptions& options,
+                                  int width, int height) {
+  const AVPixelFormat pix_fmt = av_get_pix_fmt(options.pixel_format.c_str());
+  if (pix_fmt == AV_PIX_FMT_NONE) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("unknown pixel format '{}'", options.pixel_format));
+  }
+  if (codec->pix_fmts != nullptr) {
+    bool ok = false;
+    std::string supported;
+    for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) {
+      ok |= *p == pix_fmt;
+      supported += (supported.empty() ? "" : ", ") + std::string(av_get_pix_fmt_name(*p));
+    }
+    if (!ok) {
+      throw Error(
+          ErrorCode::kUnsupported, input,
+          fmt::format("{} cannot encode pixel format {} (it takes {})", codec->name, options.pixel_format, supported));
+    }
+  }
+  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(pix_fmt);
+  const int sub_w = 1 << desc->log2_chroma_w, sub_h = 1 << desc->log2_chroma_h;
+  if (width % sub_w != 0 || height % sub_h != 0) {
+    throw Error(ErrorCode::kInvalidInput, input,
+                fmt::format("{}x{} frames cannot be stored as {}: its chroma planes need a width that is a multiple of "
+                            "{} and a height that is a multiple of {} (crop or pad the frames, or use yuv444p)",
+                            width, height, options.pixel_format, sub_w, sub_h));
+  }
+  return pix_fmt;
+}
+
+// Frames this size get BT.709, smaller ones BT.601 (SMPTE 170M).
+bool is_hd(int width, int height) {
+  return height >= 720 || width >= 1280;
+}
+
+bool is_rgb(AVPixelFormat pix_fmt) {
+  return (av_pix_fmt_desc_get(pix_fmt)->flags & AV_PIX_FMT_FLAG_RGB) != 0;
+}
+
+// The colour tags of the stream (see encoder.h): sRGB for RGB formats, else BT.709 or BT.601 by size.
+void tag_colours(AVCodecContext* vc, AVPixelFormat pix_fmt, const std::string& pixel_format) {
+  const bool hd = is_hd(vc->width, vc->height);
+  if (is_rgb(pix_fmt)) {
+    vc->color_primaries = AVCOL_PRI_BT709;
+    vc->color_trc = AVCOL_TRC_IEC61966_2_1;
+    vc->colorspace = AVCOL_SPC_RGB;
+    vc->color_range = AVCOL_RANGE_JPEG;
+  } else {
+    vc->color_primaries = hd ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M;
+    vc->color_trc = hd ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M;
+    vc->colorspace = hd ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
+    vc->color_range = pixel_format.starts_with("yuvj") ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+  }
+}
+
+// EncoderOptions::crf: the encoder's crf or qp option, else the fixed quantiser of the MPEG-style encoders.
+void set_crf(AVCodecContext* vc, const AVCodec* codec, int crf, const std::string& input) {
+  const std::string v = std::to_string(crf);
+  vc->bit_rate = 0;  // constant quality, not a bitrate target
+  if (set_private(vc, "crf", v, input) || set_private(vc, "qp", v, input)) return;
+  if (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_MPEG2VIDEO || codec->id == AV_CODEC_ID_MPEG1VIDEO ||
+      codec->id == AV_CODEC_ID_MSMPEG4V3 || codec->id == AV_CODEC_ID_MJPEG) {
+    if (crf < 1 || crf > 31) {
+      throw Error(ErrorCode::kInvalidInput, input,
+                  fmt::format("crf {} out of range for {} (its quantiser goes from 1 to 31)", crf, codec->name));
+    }
+    vc->flags |= AV_CODEC_FLAG_QSCALE;
+    vc->global_quality = FF_QP2LAMBDA * crf;
+  } else {
+    throw Error(ErrorCode::kUnsupported, input, fmt::format("{} has no constant-quality (crf) setting", codec->name));
+  }
+}
+
+// EncoderOptions::preset: the encoder's preset, else cpu-used, else speed option.
+void set_preset(AVCodecContext* vc, const AVCodec* codec, const std::string& preset, const std::string& input) {
+  if (!set_private(vc, "preset", preset, input) && !set_private(vc, "cpu-used", preset, input) &&
+      !set_private(vc, "speed", preset, input)) {
+    throw Error(ErrorCode::kUnsupported, input, fmt::format("{} has no preset (speed) setting", codec->name));
+  }
+}
+
 }  // namespace
 
-struct VideoEncoder::Impl {
+struct LOOM_HIDDEN VideoEncoder::Impl {
   std::string input;  // path, for messages
   int width = 0, height = 0;
   Layout order = Layout::kCHW;
@@ -203,6 +317,17 @@ struct VideoEncoder::Impl {
     audio_pos = until;
   }
 
+  // ---- The steps of VideoEncoder::open, in order ----
+  void create_muxer(const AVOutputFormat* ofmt);
+  void open_video_encoder(const AVCodec* codec, AVPixelFormat pix_fmt, const EncoderOptions& options);
+  void add_video_stream();
+  void add_audio_track(const AudioTrack& a, const char* default_codec, const AVOutputFormat* ofmt);
+  // swscale from GBRP planes to the encoder's frames, the frame and the packet.
+  void create_converter(AVPixelFormat pix_fmt, const std::string& pixel_format);
+  // The AtomicFile (Error(kIo) when `path` exists and !overwrite), then the header through an AvioSink;
+  // abort() on failure.
+  void open_output(const std::filesystem::path& path, bool overwrite);
+
   void write_frame(const uint8_t* const planes[4], const int linesizes[4]) {
     if (av_frame_make_writable(frame.get()) < 0) throw std::bad_alloc();
     sws_scale(sws.get(), planes, linesizes, 0, height, frame->data, frame->linesize);
@@ -237,181 +362,121 @@ int VideoEncoder::fps_den() const {
   return impl_->fps.den;
 }
 
+void VideoEncoder::Impl::create_muxer(const AVOutputFormat* ofmt) {
+  AVFormatContext* raw_fmt = nullptr;
+  const int fr = avformat_alloc_output_context2(&raw_fmt, ofmt, nullptr, nullptr);
+  if (fr < 0) ffmpeg::throw_error(fr, input, "cannot create the muxer");
+  fmt.reset(raw_fmt);
+  fmt->flags |= AVFMT_FLAG_BITEXACT;  // no random UIDs or version strings: same input, same bytes
+}
+
+void VideoEncoder::Impl::open_video_encoder(const AVCodec* codec, AVPixelFormat pix_fmt,
+                                            const EncoderOptions& options) {
+  video.reset(check_alloc(avcodec_alloc_context3(codec)));
+  AVCodecContext* vc = video.get();
+  vc->width = width;
+  vc->height = height;
+  vc->pix_fmt = pix_fmt;
+  vc->time_base = av_inv_q(fps);
+  vc->framerate = fps;
+  vc->sample_aspect_ratio = {1, 1};
+  vc->thread_count = options.num_threads;
+  tag_colours(vc, pix_fmt, options.pixel_format);
+  if (fmt->oformat->flags & AVFMT_GLOBALHEADER) vc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (options.crf) set_crf(vc, codec, *options.crf, input);
+  if (!options.preset.empty()) set_preset(vc, codec, options.preset, input);
+  ffmpeg::open_encoder(vc, options.codec_options, input);
+}
+
+void VideoEncoder::Impl::add_video_stream() {
+  video_stream = check_alloc(avformat_new_stream(fmt.get(), nullptr));
+  video_stream->time_base = video->time_base;
+  video_stream->avg_frame_rate = fps;
+  video_stream->r_frame_rate = fps;
+  if (const int r = avcodec_parameters_from_context(video_stream->codecpar, video.get()); r < 0) {
+    ffmpeg::throw_error(r, input, "cannot set stream parameters");
+  }
+}
+
+void VideoEncoder::Impl::add_audio_track(const AudioTrack& a, const char* default_codec, const AVOutputFormat* ofmt) {
+  if (!a.samples.defined() || a.samples.dtype() != DType::kFloat32 || a.samples.ndim() != 2 || a.samples.size(0) < 1 ||
+      !a.samples.device().is_cpu()) {
+    throw Error(ErrorCode::kInvalidInput, input, "audio samples must be a float32 CPU tensor [channels >= 1, samples]");
+  }
+  if (a.samples.size(0) > 64) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("{} audio channels (at most 64)", a.samples.size(0)));
+  }
+  if (a.sample_rate <= 0 || a.sample_rate > 6'000'000) {
+    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid audio sample rate {}", a.sample_rate));
+  }
+  const AVCodec* acodec = find_encoder(input, a.codec.empty() ? default_codec : a.codec, AVMEDIA_TYPE_AUDIO);
+  check_container_takes(input, ofmt, acodec);
+  samples = a.samples.contiguous();
+  in_rate = a.sample_rate;
+  ffmpeg::AudioEncoderSettings settings;
+  settings.sample_rate = a.sample_rate;
+  settings.channels = static_cast<int>(a.samples.size(0));
+  settings.global_header = (fmt->oformat->flags & AVFMT_GLOBALHEADER) != 0;
+  audio = std::make_unique<ffmpeg::AudioEncoder>(input, acodec, settings);
+  audio_stream = audio->add_stream(fmt.get());
+}
+
+void VideoEncoder::Impl::create_converter(AVPixelFormat pix_fmt, const std::string& pixel_format) {
+  // Canonical GBRP input planes -> the encoder's pixel format.
+  sws.reset(sws_getContext(width, height, AV_PIX_FMT_GBRP, width, height, pix_fmt,
+                           SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT, nullptr, nullptr, nullptr));
+  if (!sws) throw Error(ErrorCode::kUnsupported, input, fmt::format("cannot convert RGB to {}", pixel_format));
+  if (!is_rgb(pix_fmt)) {
+    const int* coeffs = sws_getCoefficients(is_hd(width, height) ? SWS_CS_ITU709 : SWS_CS_ITU601);
+    sws_setColorspaceDetails(sws.get(), coeffs, 1, coeffs, video->color_range == AVCOL_RANGE_JPEG ? 1 : 0, 0, 1 << 16,
+                             1 << 16);
+  }
+  frame.reset(check_alloc(av_frame_alloc()));
+  frame->format = pix_fmt;
+  frame->width = width;
+  frame->height = height;
+  if (av_frame_get_buffer(frame.get(), 0) < 0) throw std::bad_alloc();
+  for (AVBufferRef* b : frame->buf)
+    if (b) std::memset(b->data, 0, b->size);
+  packet.reset(check_alloc(av_packet_alloc()));
+}
+
+void VideoEncoder::Impl::open_output(const std::filesystem::path& path, bool overwrite) {
+  file.emplace(AtomicFile::create(path, overwrite));
+  try {
+    sink.emplace(ffmpeg::AvioSink::to_fd(file->fd()));
+    fmt->pb = sink->context();
+    fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    if (const int r = avformat_write_header(fmt.get(), nullptr); r < 0) ffmpeg_fail(r, "cannot write the header");
+  } catch (...) {
+    abort();
+    throw;
+  }
+}
+
 VideoEncoder VideoEncoder::open(const std::filesystem::path& path, int width, int height, const EncoderOptions& options,
                                 const std::optional<AudioTrack>& audio) {
   ffmpeg::quiet_logging();
   auto impl = std::make_unique<Impl>();
   Impl& s = *impl;
   s.input = path.string();
-  const std::string& input = s.input;
   s.width = width;
   s.height = height;
   s.order = options.dimension_order;
 
-  // ---- Validate everything before touching the disk ----
-  if (width <= 0 || height <= 0 ||
-      av_image_check_size(static_cast<unsigned>(width), static_cast<unsigned>(height), 0, nullptr) < 0) {
-    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid frame size {}x{}", width, height));
-  }
-  if (!(options.fps > 0) || !std::isfinite(options.fps) || options.fps > 1e6) {
-    throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid fps {}", options.fps));
-  }
-  if (options.num_threads < 0) throw Error(ErrorCode::kInvalidInput, input, "num_threads must be >= 0");
-  const Container container = container_for(path);
-  const AVCodec* codec =
-      find_encoder(input, options.codec.empty() ? container.default_video : options.codec, AVMEDIA_TYPE_VIDEO);
-  s.codec_name = codec->name;
-  const AVOutputFormat* ofmt = av_guess_format(container.muxer, nullptr, nullptr);
-  if (ofmt == nullptr)
-    throw Error(ErrorCode::kUnsupported, input, fmt::format("no {} muxer in this FFmpeg", container.muxer));
-  check_container_takes(input, ofmt, codec);
-
-  const AVPixelFormat pix_fmt = av_get_pix_fmt(options.pixel_format.c_str());
-  if (pix_fmt == AV_PIX_FMT_NONE) {
-    throw Error(ErrorCode::kInvalidInput, input, fmt::format("unknown pixel format '{}'", options.pixel_format));
-  }
-  if (codec->pix_fmts != nullptr) {
-    bool ok = false;
-    std::string supported;
-    for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) {
-      ok |= *p == pix_fmt;
-      supported += (supported.empty() ? "" : ", ") + std::string(av_get_pix_fmt_name(*p));
-    }
-    if (!ok) {
-      throw Error(
-          ErrorCode::kUnsupported, input,
-          fmt::format("{} cannot encode pixel format {} (it takes {})", codec->name, options.pixel_format, supported));
-    }
-  }
-  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(pix_fmt);
-  const int sub_w = 1 << desc->log2_chroma_w, sub_h = 1 << desc->log2_chroma_h;
-  if (width % sub_w != 0 || height % sub_h != 0) {
-    throw Error(ErrorCode::kInvalidInput, input,
-                fmt::format("{}x{} frames cannot be stored as {}: its chroma planes need a width that is a multiple of "
-                            "{} and a height that is a multiple of {} (crop or pad the frames, or use yuv444p)",
-                            width, height, options.pixel_format, sub_w, sub_h));
-  }
+  // Validate everything before touching the disk.
+  validate_frame_options(s.input, width, height, options);
+  const OutputFormat out = choose_format(path, s.input, options);
+  s.codec_name = out.codec->name;
+  const AVPixelFormat pix_fmt = choose_pixel_format(s.input, out.codec, options, width, height);
   s.fps = fps_rational(options.fps);
 
-  // ---- Muxer and video encoder ----
-  AVFormatContext* raw_fmt = nullptr;
-  const int fr = avformat_alloc_output_context2(&raw_fmt, ofmt, nullptr, nullptr);
-  if (fr < 0) ffmpeg::throw_error(fr, input, "cannot create the muxer");
-  s.fmt.reset(raw_fmt);
-  s.fmt->flags |= AVFMT_FLAG_BITEXACT;  // no random UIDs or version strings: same input, same bytes
-
-  s.video.reset(check_alloc(avcodec_alloc_context3(codec)));
-  AVCodecContext* vc = s.video.get();
-  vc->width = width;
-  vc->height = height;
-  vc->pix_fmt = pix_fmt;
-  vc->time_base = av_inv_q(s.fps);
-  vc->framerate = s.fps;
-  vc->sample_aspect_ratio = {1, 1};
-  vc->thread_count = options.num_threads;
-  const bool rgb = (desc->flags & AV_PIX_FMT_FLAG_RGB) != 0;
-  const bool hd = height >= 720 || width >= 1280;
-  if (rgb) {
-    vc->color_primaries = AVCOL_PRI_BT709;
-    vc->color_trc = AVCOL_TRC_IEC61966_2_1;
-    vc->colorspace = AVCOL_SPC_RGB;
-    vc->color_range = AVCOL_RANGE_JPEG;
-  } else {
-    vc->color_primaries = hd ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M;
-    vc->color_trc = hd ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M;
-    vc->colorspace = hd ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
-    vc->color_range = options.pixel_format.starts_with("yuvj") ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
-  }
-  if (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) vc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  if (options.crf) {
-    const std::string v = std::to_string(*options.crf);
-    vc->bit_rate = 0;  // constant quality, not a bitrate target
-    if (!set_private(vc, "crf", v, input) && !set_private(vc, "qp", v, input)) {
-      if (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_MPEG2VIDEO ||
-          codec->id == AV_CODEC_ID_MPEG1VIDEO || codec->id == AV_CODEC_ID_MSMPEG4V3 || codec->id == AV_CODEC_ID_MJPEG) {
-        if (*options.crf < 1 || *options.crf > 31) {
-          throw Error(
-              ErrorCode::kInvalidInput, input,
-              fmt::format("crf {} out of range for {} (its quantiser goes from 1 to 31)", *options.crf, codec->name));
-        }
-        vc->flags |= AV_CODEC_FLAG_QSCALE;
-        vc->global_quality = FF_QP2LAMBDA * *options.crf;
-      } else {
-        throw Error(ErrorCode::kUnsupported, input,
-                    fmt::format("{} has no constant-quality (crf) setting", codec->name));
-      }
-    }
-  }
-  if (!options.preset.empty() && !set_private(vc, "preset", options.preset, input) &&
-      !set_private(vc, "cpu-used", options.preset, input) && !set_private(vc, "speed", options.preset, input)) {
-    throw Error(ErrorCode::kUnsupported, input, fmt::format("{} has no preset (speed) setting", codec->name));
-  }
-  ffmpeg::open_encoder(vc, options.codec_options, input);
-  s.video_stream = check_alloc(avformat_new_stream(s.fmt.get(), nullptr));
-  s.video_stream->time_base = vc->time_base;
-  s.video_stream->avg_frame_rate = s.fps;
-  s.video_stream->r_frame_rate = s.fps;
-  if (const int r = avcodec_parameters_from_context(s.video_stream->codecpar, vc); r < 0) {
-    ffmpeg::throw_error(r, input, "cannot set stream parameters");
-  }
-
-  // ---- Audio ----
-  if (audio) {
-    const AudioTrack& a = *audio;
-    if (!a.samples.defined() || a.samples.dtype() != DType::kFloat32 || a.samples.ndim() != 2 ||
-        a.samples.size(0) < 1 || !a.samples.device().is_cpu()) {
-      throw Error(ErrorCode::kInvalidInput, input,
-                  "audio samples must be a float32 CPU tensor [channels >= 1, samples]");
-    }
-    if (a.samples.size(0) > 64) {
-      throw Error(ErrorCode::kInvalidInput, input, fmt::format("{} audio channels (at most 64)", a.samples.size(0)));
-    }
-    if (a.sample_rate <= 0 || a.sample_rate > 6'000'000) {
-      throw Error(ErrorCode::kInvalidInput, input, fmt::format("invalid audio sample rate {}", a.sample_rate));
-    }
-    const AVCodec* acodec =
-        find_encoder(input, a.codec.empty() ? container.default_audio : a.codec, AVMEDIA_TYPE_AUDIO);
-    check_container_takes(input, ofmt, acodec);
-    s.samples = a.samples.contiguous();
-    s.in_rate = a.sample_rate;
-    ffmpeg::AudioEncoderSettings settings;
-    settings.sample_rate = a.sample_rate;
-    settings.channels = static_cast<int>(a.samples.size(0));
-    settings.global_header = (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) != 0;
-    s.audio = std::make_unique<ffmpeg::AudioEncoder>(input, acodec, settings);
-    s.audio_stream = s.audio->add_stream(s.fmt.get());
-  }
-
-  // ---- Colour conversion: canonical GBRP input planes -> the encoder's pixel format ----
-  s.sws.reset(sws_getContext(width, height, AV_PIX_FMT_GBRP, width, height, pix_fmt,
-                             SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT, nullptr, nullptr, nullptr));
-  if (!s.sws)
-    throw Error(ErrorCode::kUnsupported, input, fmt::format("cannot convert RGB to {}", options.pixel_format));
-  if (!rgb) {
-    const int* coeffs = sws_getCoefficients(hd ? SWS_CS_ITU709 : SWS_CS_ITU601);
-    sws_setColorspaceDetails(s.sws.get(), coeffs, 1, coeffs, vc->color_range == AVCOL_RANGE_JPEG ? 1 : 0, 0, 1 << 16,
-                             1 << 16);
-  }
-  s.frame.reset(check_alloc(av_frame_alloc()));
-  s.frame->format = pix_fmt;
-  s.frame->width = width;
-  s.frame->height = height;
-  if (av_frame_get_buffer(s.frame.get(), 0) < 0) throw std::bad_alloc();
-  for (AVBufferRef* b : s.frame->buf)
-    if (b) std::memset(b->data, 0, b->size);
-  s.packet.reset(check_alloc(av_packet_alloc()));
-
-  // ---- The output file, then the header ----
-  s.file.emplace(AtomicFile::create(path, options.overwrite));
-  try {
-    s.sink.emplace(ffmpeg::AvioSink::to_fd(s.file->fd()));
-    s.fmt->pb = s.sink->context();
-    s.fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
-    if (const int r = avformat_write_header(s.fmt.get(), nullptr); r < 0) s.ffmpeg_fail(r, "cannot write the header");
-  } catch (...) {
-    s.abort();
-    throw;
-  }
+  s.create_muxer(out.ofmt);
+  s.open_video_encoder(out.codec, pix_fmt, options);
+  s.add_video_stream();
+  if (audio) s.add_audio_track(*audio, out.container.default_audio, out.ofmt);
+  s.create_converter(pix_fmt, options.pixel_format);
+  s.open_output(path, options.overwrite);
   return VideoEncoder(std::move(impl));
 }
 

@@ -5,3 +5,8 @@
 
 #define LOOM_API_BEGIN _Pragma("GCC visibility push(default)")
 #define LOOM_API_END _Pragma("GCC visibility pop")
+
+// A public class's private part (the pimpl a public header only declares, such as `struct Impl;`) is
+// defined in a source file as `struct LOOM_HIDDEN Class::Impl { ... };`: members of a nested class
+// otherwise take the exported visibility of the class around them.
+#define LOOM_HIDDEN __attribute__((visibility("hidden")))
