@@ -46,7 +46,7 @@ std::vector<int64_t> parse_indices(const char* s) {
 int64_t run_once(const std::string& workload, const std::string& path, const loom::video::DecoderOptions& options,
                  const std::vector<int64_t>& indices, int64_t batch, int* stream) {
   auto decoder = loom::video::VideoDecoder::open(path, options);
-  *stream = decoder.metadata().stream_index;
+  *stream = decoder.metadata().stream.index;
   if (workload == "sequential") {
     const int64_t n = decoder.num_frames();
     int64_t done = 0;

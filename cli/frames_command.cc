@@ -311,7 +311,7 @@ int run_frames(const FramesArgs& args) {
     decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
     const video::StreamMetadata& m = decoder->metadata();
     if (resize) {  // resized in the colour conversion, to a size computed from the stream's
-      const Size target = resize_target(*resize, Size{m.height, m.width});
+      const Size target = resize_target(*resize, Size{m.stream.height, m.stream.width});
       if (std::max(target.height, target.width) > kMaxResizeSide) {
         throw Error(ErrorCode::kInvalidInput, args.input,
                     fmt::format("--resize gives {}x{}, larger than {} on a side", target.width, target.height,
@@ -345,8 +345,8 @@ int run_frames(const FramesArgs& args) {
   install_interrupt_cleanup();
   const int threads = worker_count(args.batch.jobs);
   const video::StreamMetadata& m = decoder->metadata();
-  const int64_t out_h = output_size ? output_size->height : m.height;
-  const int64_t out_w = output_size ? output_size->width : m.width;
+  const int64_t out_h = output_size ? output_size->height : m.stream.height;
+  const int64_t out_w = output_size ? output_size->width : m.stream.width;
   const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
   const size_t chunk = static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));

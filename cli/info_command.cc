@@ -69,28 +69,29 @@ ordered_json describe_video(const std::filesystem::path& path, Format format, bo
   j["kind"] = "video";
   j["format"] = format_name(format);
   j["container"] = m.container;
-  j["stream_index"] = m.stream_index;
-  j["codec"] = m.codec;
-  j["width"] = m.width;
-  j["height"] = m.height;
-  j["pixel_format"] = m.pixel_format;
-  j["color_space"] = m.color_space;
-  j["color_range"] = m.color_range;
-  j["color_primaries"] = m.color_primaries;
-  j["rotation"] = m.rotation;
-  j["fps"] = m.average_fps;
-  j["num_frames"] = m.num_frames_from_content.value_or(m.num_frames_from_header);
-  j["num_frames_from_header"] = m.num_frames_from_header;
+  const StreamInfo& v = m.stream;
+  j["stream_index"] = v.index;
+  j["codec"] = v.codec;
+  j["width"] = v.width;
+  j["height"] = v.height;
+  j["pixel_format"] = v.pixel_format.empty() ? "unknown" : v.pixel_format;
+  j["color_space"] = v.color_space;
+  j["color_range"] = v.color_range;
+  j["color_primaries"] = v.color_primaries;
+  j["rotation"] = v.rotation;
+  j["fps"] = v.average_fps;
+  j["num_frames"] = m.num_frames_from_content.value_or(v.num_frames);
+  j["num_frames_from_header"] = v.num_frames;
   j["num_frames_from_content"] =
       m.num_frames_from_content ? ordered_json(*m.num_frames_from_content) : ordered_json(nullptr);
-  j["duration"] = m.duration_seconds;
+  j["duration"] = v.duration_seconds;
   j["begin"] = m.begin_stream_seconds;
   j["end"] = m.end_stream_seconds;
   j["num_keyframes"] = scan ? ordered_json(m.key_frame_indices.size()) : ordered_json(nullptr);
   j["audio_streams"] = m.audio_streams.size();
   ordered_json audio = ordered_json::array();
-  for (const video::AudioStreamMetadata& a : m.audio_streams) {
-    audio.push_back(ordered_json{{"stream_index", a.stream_index}, {"codec", a.codec}, {"sample_rate", a.sample_rate},
+  for (const StreamInfo& a : m.audio_streams) {
+    audio.push_back(ordered_json{{"stream_index", a.index}, {"codec", a.codec}, {"sample_rate", a.sample_rate},
                                  {"channels", a.channels}, {"duration", a.duration_seconds}});
   }
   j["audio"] = std::move(audio);

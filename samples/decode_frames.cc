@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
     options.dimension_order = loom::Layout::kHWC;
     loom::video::VideoDecoder decoder = loom::video::VideoDecoder::open(argv[1], options);
     const loom::video::StreamMetadata& m = decoder.metadata();
-    std::printf("%s %dx%d %s (%s, %s range), %lld frames, %.3f to %.3f s, %zu keyframes\n", m.codec.c_str(), m.width,
-                m.height, m.pixel_format.c_str(), m.color_space.c_str(), m.color_range.c_str(),
+    const loom::StreamInfo& v = m.stream;  // what the headers say
+    std::printf("%s %dx%d %s (%s, %s range), %lld frames, %.3f to %.3f s, %zu keyframes\n", v.codec.c_str(), v.width,
+                v.height, v.pixel_format.c_str(), v.color_space.c_str(), v.color_range.c_str(),
                 static_cast<long long>(decoder.num_frames()), m.begin_stream_seconds, m.end_stream_seconds,
                 m.key_frame_indices.size());
 

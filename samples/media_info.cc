@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const loom::video::VideoMetadata v = loom::video::read_metadata(argv[1]);
+    const loom::StreamInfo v = loom::video::read_metadata(argv[1]).stream;
     std::printf("video: %s %dx%d %s, %.3f fps, %.3f s\n", v.codec.c_str(), v.width, v.height, v.pixel_format.c_str(),
                 v.average_fps, v.duration_seconds);
   } catch (const loom::Error& e) {

@@ -30,23 +30,23 @@ TEST_P(DecoderMetadataTest, MatchesFfprobe) {
     VideoDecoder dec = VideoDecoder::open(file, o);
     const StreamMetadata& m = dec.metadata();
     const FfprobeInfo ff(file);
-    const int v = m.stream_index;
+    const int v = m.stream.index;
     EXPECT_EQ(ff.stream(v, "codec_type"), "video");
-    EXPECT_EQ(m.codec, ff.stream(v, "codec_name"));
-    EXPECT_EQ(m.width, ff.stream_number(v, "width").value_or(-1));
-    EXPECT_EQ(m.height, ff.stream_number(v, "height").value_or(-1));
-    EXPECT_EQ(m.pixel_format, ff.stream(v, "pix_fmt"));
-    EXPECT_EQ(m.color_space, ff.stream(v, "color_space"));
-    EXPECT_EQ(m.color_range, ff.stream(v, "color_range"));
-    EXPECT_NEAR(m.average_fps, ff.stream_rational(v, "avg_frame_rate"), 1e-9);
-    EXPECT_EQ(m.num_frames_from_header, static_cast<int64_t>(ff.stream_number(v, "nb_frames").value_or(0)));
+    EXPECT_EQ(m.stream.codec, ff.stream(v, "codec_name"));
+    EXPECT_EQ(m.stream.width, ff.stream_number(v, "width").value_or(-1));
+    EXPECT_EQ(m.stream.height, ff.stream_number(v, "height").value_or(-1));
+    EXPECT_EQ(m.stream.pixel_format, ff.stream(v, "pix_fmt"));
+    EXPECT_EQ(m.stream.color_space, ff.stream(v, "color_space"));
+    EXPECT_EQ(m.stream.color_range, ff.stream(v, "color_range"));
+    EXPECT_NEAR(m.stream.average_fps, ff.stream_rational(v, "avg_frame_rate"), 1e-9);
+    EXPECT_EQ(m.stream.num_frames, static_cast<int64_t>(ff.stream_number(v, "nb_frames").value_or(0)));
     EXPECT_EQ(m.container, ff.str("format.format_name"));
     int audio = 0;
     for (int i = 0; i < ff.num_streams(); ++i) audio += ff.stream(i, "codec_type") == "audio";
     EXPECT_EQ(static_cast<int>(m.audio_streams.size()), audio);
     EXPECT_LT(m.begin_stream_seconds, m.end_stream_seconds);
     EXPECT_EQ(m.num_frames_from_content.has_value(), o.seek_mode == SeekMode::kExact ||
-                                                         m.num_frames_from_header == 0 && m.duration_seconds <= 0);
+                                                         m.stream.num_frames == 0 && m.stream.duration_seconds <= 0);
   }
 }
 
@@ -54,17 +54,17 @@ INSTANTIATE_TEST_SUITE_P(Corpus, DecoderMetadataTest, ::testing::ValuesIn(video_
                          [](const ::testing::TestParamInfo<fs::path>& p) { return param_name(p.param); });
 
 TEST(DecoderMetadataTest, RotationStreamChoiceAndKeyframes) {
-  EXPECT_EQ(VideoDecoder::open(loom::test::media("video/decord_video_90.mov")).metadata().rotation, -90);
-  EXPECT_EQ(VideoDecoder::open(loom::test::media("video/exo_video_1.mp4")).metadata().rotation, 90);
-  EXPECT_EQ(VideoDecoder::open(loom::test::media("video/h265_video.mp4")).metadata().rotation, 0);
+  EXPECT_EQ(VideoDecoder::open(loom::test::media("video/decord_video_90.mov")).metadata().stream.rotation, -90);
+  EXPECT_EQ(VideoDecoder::open(loom::test::media("video/exo_video_1.mp4")).metadata().stream.rotation, 90);
+  EXPECT_EQ(VideoDecoder::open(loom::test::media("video/h265_video.mp4")).metadata().stream.rotation, 0);
   // nasa_13013.mp4: FFmpeg's best video stream is stream 3 (480x270), as in TorchCodec.
   VideoDecoder nasa = VideoDecoder::open(loom::test::media("video/nasa_13013.mp4"));
-  EXPECT_EQ(nasa.metadata().stream_index, 3);
+  EXPECT_EQ(nasa.metadata().stream.index, 3);
   EXPECT_EQ(nasa.num_frames(), 390);
   DecoderOptions s0;
   s0.stream_index = 0;
   VideoDecoder first = VideoDecoder::open(loom::test::media("video/nasa_13013.mp4"), s0);
-  EXPECT_EQ(first.metadata().width, 320);
+  EXPECT_EQ(first.metadata().stream.width, 320);
   EXPECT_EQ(first.num_frames(), 325);
   // Keyframe indices vs ffprobe's key_frame flags in presentation order.
   const FrameIndex ff = ffprobe_frame_index(loom::test::media("video/nasa_13013.mp4"), 3);
@@ -96,14 +96,14 @@ TEST(DecoderColorTest, MatrixFollowsTheStream) {
     VideoDecoder dec = VideoDecoder::open(file, o);
     nlohmann::json p;
     p["file"] = file.string();
-    p["stream"] = dec.metadata().stream_index;
+    p["stream"] = dec.metadata().stream.index;
     p["bt601_index"] = dec.num_frames() / 2;
     auto ref = loom::test::run_python_reference("video_timestamps_pyav.py", {}, p.dump());
     ASSERT_TRUE(ref.count("bt601_frame")) << c.file;
     const int d = max_abs_diff(dec.get_frame_at(dec.num_frames() / 2).data, ref["bt601_frame"]);
     RecordProperty(std::string("diff_vs_bt601_") + c.file, d);
     if (c.differs_from_bt601) {
-      EXPECT_GT(d, 4) << c.file << " (" << dec.metadata().color_space << ") converted like BT.601";
+      EXPECT_GT(d, 4) << c.file << " (" << dec.metadata().stream.color_space << ") converted like BT.601";
     } else {
       EXPECT_LE(d, 2) << c.file;
     }
@@ -255,7 +255,7 @@ TEST(DecoderBadInputTest, HugeDimensionsAreLimited) {
   for (int i = 12; i < 16; ++i) ivf[i] = 0xff;
   loom::test::write_bytes(dir / "huge.ivf", ivf);
   VideoDecoder bear = VideoDecoder::open(dir / "huge.ivf");
-  EXPECT_EQ(bear.metadata().width, 320);
+  EXPECT_EQ(bear.metadata().stream.width, 320);
   EXPECT_EQ(bear.get_frame_at(-1).data.size(2), 320);
   // The same limit on a real stream.
   DecoderOptions o;

@@ -27,7 +27,7 @@ TEST_P(DecoderCorpusTest, CountAndPtsMatchPyAVAndSequentialDecodeMatchesRandomAc
   const StreamMetadata& m = dec.metadata();
   nlohmann::json p;
   p["file"] = file.string();
-  p["stream"] = m.stream_index;
+  p["stream"] = m.stream.index;
   auto ref = loom::test::run_python_reference("video_timestamps_pyav.py", {}, p.dump());
   ASSERT_TRUE(ref.count("pts"));
   const int64_t n = dec.num_frames();
@@ -112,11 +112,11 @@ TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
     ASSERT_EQ(f.data.size(0), static_cast<int64_t>(asked.size()));
     if (layout == Layout::kCHW) {
       EXPECT_EQ(f.data.size(1), 3);
-      EXPECT_EQ(f.data.size(2), m.height);
-      EXPECT_EQ(f.data.size(3), m.width);
+      EXPECT_EQ(f.data.size(2), m.stream.height);
+      EXPECT_EQ(f.data.size(3), m.stream.width);
     } else {
-      EXPECT_EQ(f.data.size(1), m.height);
-      EXPECT_EQ(f.data.size(2), m.width);
+      EXPECT_EQ(f.data.size(1), m.stream.height);
+      EXPECT_EQ(f.data.size(2), m.stream.width);
       EXPECT_EQ(f.data.size(3), 3);
     }
     std::vector<int64_t> normalized;
@@ -124,7 +124,7 @@ TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
     std::vector<int64_t> unique(normalized);
     std::sort(unique.begin(), unique.end());
     unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
-    const Tensor ref = ffmpeg_frames(file, m.stream_index, unique, m.height, m.width, false);
+    const Tensor ref = ffmpeg_frames(file, m.stream.index, unique, m.stream.height, m.stream.width, false);
     ASSERT_TRUE(ref.defined());
     const Tensor got = as_nhwc(f.data, layout);
     if (layout == Layout::kCHW) {
@@ -153,7 +153,7 @@ TEST_P(DecoderCorpusTest, OutputSizeMatchesFfmpegScale) {
   Frames f = dec.get_frames_at(idx);
   ASSERT_EQ(f.data.size(2), 100);
   ASSERT_EQ(f.data.size(3), 150);
-  const Tensor ref = ffmpeg_frames(file, dec.metadata().stream_index, idx, 100, 150, true);
+  const Tensor ref = ffmpeg_frames(file, dec.metadata().stream.index, idx, 100, 150, true);
   ASSERT_TRUE(ref.defined());
   for (size_t j = 0; j < idx.size(); ++j) {
     const int d = max_abs_diff(f.data.permute({0, 2, 3, 1}).select(0, j), ref.select(0, j));
@@ -170,7 +170,7 @@ TEST_P(DecoderCorpusTest, SetOutputSizeAfterOpeningEqualsTheOption) {
   VideoDecoder later = VideoDecoder::open(file);
   const int64_t last = later.num_frames() - 1;
   const Tensor full = later.get_frame_at(last).data;
-  EXPECT_EQ(full.size(1), later.metadata().height);
+  EXPECT_EQ(full.size(1), later.metadata().stream.height);
   later.set_output_size(Size{100, 150});
   const Tensor a = given.get_frame_at(last).data, b = later.get_frame_at(last).data;
   ASSERT_EQ(b.size(1), 100);
@@ -186,8 +186,8 @@ TEST_P(DecoderCorpusTest, CustomIndexFromFfprobeGivesTheSameFrames) {
   const fs::path file = GetParam();
   VideoDecoder exact = VideoDecoder::open(file);
   DecoderOptions o;
-  o.custom_index = ffprobe_frame_index(file, exact.metadata().stream_index);
-  o.stream_index = exact.metadata().stream_index;
+  o.custom_index = ffprobe_frame_index(file, exact.metadata().stream.index);
+  o.stream_index = exact.metadata().stream.index;
   VideoDecoder custom = VideoDecoder::open(file, o);
   const int64_t n = exact.num_frames();
   ASSERT_EQ(custom.num_frames(), n);
@@ -206,20 +206,20 @@ TEST_P(DecoderCorpusTest, ApproximateModeAgreesOnConstantRateFiles) {
   o.seek_mode = SeekMode::kApproximate;
   VideoDecoder approx = VideoDecoder::open(file, o);
   EXPECT_FALSE(approx.metadata().num_frames_from_content.has_value() &&
-               approx.metadata().num_frames_from_header > 0 && approx.metadata().average_fps > 0)
+               approx.metadata().stream.num_frames > 0 && approx.metadata().stream.average_fps > 0)
       << "approximate mode scanned although the header has what it needs";
   // Constant frame rate with a truthful header: the header's count is right and frame i starts at
   // begin + i / fps (within a quarter frame).
   const StreamMetadata& m = exact.metadata();
   const int64_t n = exact.num_frames();
-  bool cfr = m.average_fps > 0 && approx.num_frames() == n;
+  bool cfr = m.stream.average_fps > 0 && approx.num_frames() == n;
   if (cfr) {
     DecoderOptions tiny;
     tiny.output_size = Size{2, 2};
     VideoDecoder scan = VideoDecoder::open(file, tiny);
     const Frames all = scan.get_frames_in_range(0, n);
     for (int64_t i = 0; i < n && cfr; ++i) {
-      cfr = std::abs(all.pts_seconds[i] - (m.begin_stream_seconds + i / m.average_fps)) < 0.25 / m.average_fps;
+      cfr = std::abs(all.pts_seconds[i] - (m.begin_stream_seconds + i / m.stream.average_fps)) < 0.25 / m.stream.average_fps;
     }
   }
   if (!cfr) {
@@ -237,7 +237,7 @@ TEST_P(DecoderCorpusTest, ApproximateModeAgreesOnConstantRateFiles) {
     Frame b = approx.get_frame_at(i);
     EXPECT_NEAR(a.pts_seconds, b.pts_seconds, 1e-6) << "frame " << i;
     EXPECT_EQ(max_abs_diff(a.data, b.data), 0) << "frame " << i;
-    EXPECT_EQ(approx.index_played_at(a.pts_seconds + 0.5 / m.average_fps), i) << "frame " << i;
+    EXPECT_EQ(approx.index_played_at(a.pts_seconds + 0.5 / m.stream.average_fps), i) << "frame " << i;
   }
 }
 

@@ -30,23 +30,23 @@ TEST_P(VideoMetadataCorpusTest, MatchesFfprobe) {
   ASSERT_GE(v, 0) << "ffprobe finds no video stream";
   const VideoMetadata m = read_metadata(file);
 
-  EXPECT_EQ(m.stream_index, v);
+  EXPECT_EQ(m.stream.index, v);
   EXPECT_EQ(m.container, ff.str("format.format_name"));
-  EXPECT_EQ(m.codec, ff.stream(v, "codec_name"));
-  EXPECT_EQ(m.width, ff.stream_number(v, "width").value_or(-1));
-  EXPECT_EQ(m.height, ff.stream_number(v, "height").value_or(-1));
-  EXPECT_EQ(m.pixel_format, ff.stream(v, "pix_fmt"));
-  EXPECT_NEAR(m.average_fps, ff.stream_rational(v, "avg_frame_rate"), 1e-9)
+  EXPECT_EQ(m.stream.codec, ff.stream(v, "codec_name"));
+  EXPECT_EQ(m.stream.width, ff.stream_number(v, "width").value_or(-1));
+  EXPECT_EQ(m.stream.height, ff.stream_number(v, "height").value_or(-1));
+  EXPECT_EQ(m.stream.pixel_format, ff.stream(v, "pix_fmt"));
+  EXPECT_NEAR(m.stream.average_fps, ff.stream_rational(v, "avg_frame_rate"), 1e-9)
       << "ffprobe avg_frame_rate " << ff.stream(v, "avg_frame_rate");
-  EXPECT_EQ(m.num_frames_from_header, static_cast<int64_t>(ff.stream_number(v, "nb_frames").value_or(0)));
+  EXPECT_EQ(m.stream.num_frames, static_cast<int64_t>(ff.stream_number(v, "nb_frames").value_or(0)));
 
   const auto stream_duration = ff.stream_number(v, "duration");
   const double want_duration = stream_duration ? *stream_duration : ff.number("format.duration").value_or(-1);
-  EXPECT_NEAR(m.duration_seconds, want_duration, 1.5e-6);
+  EXPECT_NEAR(m.stream.duration_seconds, want_duration, 1.5e-6);
 
   int audio_streams = 0;
   for (int i = 0; i < ff.num_streams(); ++i) audio_streams += ff.stream(i, "codec_type") == "audio";
-  EXPECT_EQ(m.num_audio_streams, audio_streams);
+  EXPECT_EQ(static_cast<int>(m.audio_streams.size()), audio_streams);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, VideoMetadataCorpusTest, ::testing::ValuesIn(video_files()),
@@ -67,8 +67,8 @@ TEST(VideoMetadataTest, FirstVideoStreamOfAMultiStreamFile) {
   const fs::path file = loom::test::media("video/nasa_13013.mp4");
   const FfprobeInfo ff(file);
   const VideoMetadata m = read_metadata(file);
-  EXPECT_EQ(m.stream_index, ff.first("video"));
-  EXPECT_EQ(m.width, ff.stream_number(ff.first("video"), "width").value_or(-1));
+  EXPECT_EQ(m.stream.index, ff.first("video"));
+  EXPECT_EQ(m.stream.width, ff.stream_number(ff.first("video"), "width").value_or(-1));
 }
 
 TEST(VideoMetadataTest, AudioOnlyFileIsInvalidInput) {

@@ -37,7 +37,7 @@ StreamMetadata stream(double begin, double end, double fps) {
   StreamMetadata m;
   m.begin_stream_seconds = begin;
   m.end_stream_seconds = end;
-  m.average_fps = fps;
+  m.stream.average_fps = fps;
   return m;
 }
 
@@ -418,7 +418,7 @@ TEST(SamplerDecodeTest, RegularTimestampsOnAStreamStartingAfterZero) {
   ASSERT_GE(times.size(), 3u);
   EXPECT_NEAR(times[0][0], m.begin_stream_seconds, 1e-12);
   EXPECT_NEAR(times[1][0], m.begin_stream_seconds + 1.0, 1e-12);
-  EXPECT_NEAR(times[0][1] - times[0][0], 1.0 / m.average_fps, 1e-12);
+  EXPECT_NEAR(times[0][1] - times[0][0], 1.0 / m.stream.average_fps, 1e-12);
   const Clips clips = clips_at_regular_timestamps(dec, o);
   ASSERT_EQ(clips.data.size(1), 3);
   expect_frames_played_at(file, clips, times);

@@ -69,9 +69,9 @@ std::unique_ptr<detail::SeekRules> VideoDecoder::Impl::make_seek_rules() {
   std::unique_ptr<detail::SeekRules> approximate;
   if (!options.custom_index && options.seek_mode == SeekMode::kApproximate) {
     detail::HeaderTiming header;
-    header.num_frames = meta.num_frames_from_header;
-    header.duration_seconds = meta.duration_seconds;
-    header.average_fps = meta.average_fps;
+    header.num_frames = meta.stream.num_frames;
+    header.duration_seconds = meta.stream.duration_seconds;
+    header.average_fps = meta.stream.average_fps;
     if (source.stream().start_time != AV_NOPTS_VALUE) header.start_pts = source.stream().start_time;
     header.time_base = source.time_base();
     approximate = detail::approximate_rules(header);  // nullptr: nothing to trust, scan instead

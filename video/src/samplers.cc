@@ -203,10 +203,10 @@ TimeRange validate_time_based(const char* sampler, const StreamMetadata& m, cons
       fail(sampler, fmt::format("seconds_between_frames ({}) must be > 0 and finite", seconds(r.seconds_between_frames)));
     }
   } else {
-    if (!(m.average_fps > 0) || !std::isfinite(m.average_fps)) {
+    if (!(m.stream.average_fps > 0) || !std::isfinite(m.stream.average_fps)) {
       fail(sampler, "the stream's average fps is unknown: set seconds_between_frames or use an index sampler");
     }
-    r.seconds_between_frames = 1.0 / m.average_fps;
+    r.seconds_between_frames = 1.0 / m.stream.average_fps;
   }
   if (!o.sampling_range_start) {
     r.start = begin;

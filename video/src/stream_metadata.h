@@ -9,9 +9,9 @@ extern "C" {
 
 namespace loom::video::detail {
 
-// What the headers of `fmt` say about its video stream `stream`: codec, size, colour, rotation, rate,
-// header frame count, duration and the audio streams. The frame-index fields (num_frames_from_content,
-// begin/end_stream_seconds, key_frame_indices) are left for the seek rules.
+// What the headers of `fmt` say about its video stream `stream` (one of fmt.streams): the VideoMetadata
+// part of StreamMetadata. The frame-index fields (num_frames_from_content, begin/end_stream_seconds,
+// key_frame_indices) are left for the seek rules.
 StreamMetadata describe_stream(const AVFormatContext& fmt, const AVStream& stream);
 
 }  // namespace loom::video::detail

@@ -17,6 +17,9 @@ LOOM_API_BEGIN
 
 namespace loom {
 
+// One stream as the container and stream headers describe it (nothing decoded): the one stream
+// description of loom, embedded wherever a stream is described (video::VideoMetadata, the
+// VideoDecoder's StreamMetadata, their audio_streams).
 struct StreamInfo {
   int index = 0;
   std::string type;   // "video", "audio", "subtitle", "data", "attachment" or "unknown"
@@ -26,6 +29,12 @@ struct StreamInfo {
   // video
   int width = 0, height = 0;
   std::string pixel_format;  // "yuv420p", ...; empty when unknown
+  // FFmpeg's names, as ffprobe prints them ("bt709", "bt470bg", "bt2020nc"; "tv" limited, "pc" full);
+  // "unknown" when the stream does not say.
+  std::string color_space, color_range, color_primaries;
+  // From the display matrix, in degrees counter-clockwise as ffprobe reports it (-90, 90, 180, ...); 0
+  // when there is none. Nothing in loom applies it.
+  double rotation = 0;
   double average_fps = 0;    // 0 when unknown
   int64_t num_frames = 0;    // frame count from the header; 0 when the header does not say
   bool attached_picture = false;  // cover art, not a video track

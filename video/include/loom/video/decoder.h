@@ -54,6 +54,7 @@
 #include "loom/codec/limits.h"
 #include "loom/codec/size.h"
 #include "loom/codec/tensor.h"
+#include "loom/video/metadata.h"
 #include "loom/codec/layout.h"
 
 LOOM_API_BEGIN
@@ -86,38 +87,17 @@ struct DecoderOptions {
   Limits limits;
 };
 
-struct AudioStreamMetadata {
-  int stream_index = 0;
-  std::string codec;
-  int sample_rate = 0;
-  int channels = 0;
-  double duration_seconds = -1;  // -1 when unknown
-};
-
-struct StreamMetadata {
-  int stream_index = 0;
-  std::string container;      // FFmpeg demuxer name
-  std::string codec;          // "h264", "hevc", "vp9", ...
-  int width = 0, height = 0;  // coded picture size (before output_size)
-  std::string pixel_format;   // "yuv420p", "yuv420p10le", ...
-  std::string color_space;    // "bt709", "bt470bg", "bt2020nc", ...; "unknown" when unset
-  std::string color_range;    // "tv" (limited), "pc" (full) or "unknown"
-  std::string color_primaries;
-  // Rotation from the display matrix, in degrees counter-clockwise as ffprobe reports it (-90, 90,
-  // 180, ...); 0 when there is none. Not applied to the frames.
-  double rotation = 0;
-  double average_fps = 0;              // from the header; 0 when unknown
-  int64_t num_frames_from_header = 0;  // 0 when the header does not say
+// The stream the decoder reads: its headers (VideoMetadata: container, stream, audio_streams; stream.width
+// and height are the coded picture size, before output_size), and what the decoder found.
+struct StreamMetadata : VideoMetadata {
   // Frames found by the scan (kExact) or given by a custom index; nullopt in kApproximate mode.
   std::optional<int64_t> num_frames_from_content;
-  double duration_seconds = -1;  // of the stream from the header, else of the container; -1 unknown
   // First frame's pts, and the end of the last frame (pts + duration), in seconds. Exact: from the
   // index; approximate: from the header (start time, start + duration).
   double begin_stream_seconds = 0;
   double end_stream_seconds = 0;
   // Indices of the keyframes (exact mode and custom index; empty in approximate mode).
   std::vector<int64_t> key_frame_indices;
-  std::vector<AudioStreamMetadata> audio_streams;
 };
 
 struct Frame {

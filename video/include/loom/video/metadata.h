@@ -4,24 +4,25 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "loom/codec/api.h"
 #include "loom/codec/limits.h"
+#include "loom/codec/media_probe.h"
 
 LOOM_API_BEGIN
 
 namespace loom::video {
 
+// What the headers say about a file's video stream. VideoDecoder::metadata() (StreamMetadata) adds
+// what the decoder found.
 struct VideoMetadata {
-  std::string container;     // FFmpeg demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
-  std::string codec;         // "h264", "hevc", "vp9", "av1", ...
-  int stream_index = 0;      // the video stream described (the first that is not cover art)
-  int width = 0, height = 0;
-  std::string pixel_format;  // "yuv420p", "yuv420p10le", ...
-  double average_fps = 0;    // 0 when unknown
-  int64_t num_frames_from_header = 0;  // 0 when the header does not say (never trusted for indexing)
-  double duration_seconds = -1;        // of the stream, else of the container; -1 when unknown
-  int num_audio_streams = 0;
+  std::string container;  // FFmpeg demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  // The video stream described (the first that is not cover art, or the one a decoder chose).
+  // stream.duration_seconds is the stream's, else the container's; -1 when neither says.
+  // stream.num_frames is the header's count: never trusted for indexing.
+  StreamInfo stream;
+  std::vector<StreamInfo> audio_streams;  // every audio stream of the file
 };
 
 // Describes the first video stream of `path`. Throws loom::Error naming the file when it cannot be
