@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "color_kernels.h"
-#include "noise_kernels.h"
+#include "color/color_kernels.h"
+#include "noise/noise_kernels.h"
 
 namespace loom::transforms {
 namespace {

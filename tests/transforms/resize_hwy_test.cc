@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "resize_kernels.h"
+#include "resize/resize_kernels.h"
 
 namespace loom::transforms {
 namespace {

@@ -12,7 +12,7 @@
 #include <numbers>
 #include <string>
 
-#include "box_geometry.h"
+#include "boxes/box_geometry.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {

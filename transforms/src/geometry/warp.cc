@@ -5,14 +5,14 @@
 // _apply_grid_transform (which attenuates the zero-padded sample by the mask once more, darkening
 // edge pixels slightly; loom keeps that for parity). Without a fill (torchvision's fill=None) the
 // outside reads as zero and nothing is blended. uint8 results are rounded half to even.
-#include "warp.h"
+#include "geometry/warp.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
 
-#include "geometry_image.h"
+#include "geometry/geometry_image.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms::detail {

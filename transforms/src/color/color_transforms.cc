@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "color_kernels.h"
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {

@@ -1,27 +1,13 @@
 // Kernels shared by color*.cc, the Highway kernels of color_hwy.cc and their tests (private to
-// loom::transforms): image-shape helpers and the normalize kernels with their scalar reference.
+// loom::transforms): the normalize kernels with their scalar reference.
 #pragma once
 
 #include <cstdint>
-#include <string>
-
-#include "loom/codec/tensor.h"
-#include "loom/codec/layout.h"
 
 namespace loom::transforms {
 
 // float(1 / 255): torchvision v2's to_dtype(uint8 -> float32, scale=True) multiplies by this.
 inline constexpr float kInv255 = static_cast<float>(1.0 / 255.0);
-
-// Checks a 3-D CPU image (Error(kInvalidInput) / Error(kUnsupported) named after `op`) and returns its
-// channel count for `layout`.
-int64_t checked_channels(const Tensor& image, Layout layout, const char* op);
-// Throws Error(kUnsupported) naming `op` unless the image is uint8 or float32.
-void check_u8_or_f32(const Tensor& image, const char* op);
-// The image as a contiguous C x H x W tensor (the input itself when it already is one).
-Tensor to_planar(const Tensor& image, Layout layout);
-// A contiguous C x H x W tensor in `layout` (the tensor itself for kCHW, an H x W x C copy for kHWC).
-Tensor from_planar(const Tensor& planar, Layout layout);
 
 // One normalize job: `pixels` pixels of `channels` channels; src/dst interleaved (HWC) or planar
 // (CHW, planes `pixels` apart). out = (x * scale_u8 - mean[c]) / std[c] for uint8 (x * float(1/255)),

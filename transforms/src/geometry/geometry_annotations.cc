@@ -1,4 +1,4 @@
-#include "geometry_annotations.h"
+#include "geometry/geometry_annotations.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <numbers>
 #include <vector>
 
-#include "box_geometry.h"
+#include "boxes/box_geometry.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms::detail {

@@ -3,7 +3,7 @@
 // A NaN coordinate fails every comparison, so its row is dropped.
 #include <cmath>
 
-#include "box_geometry.h"
+#include "boxes/box_geometry.h"
 #include "loom/transforms/annotations.h"
 
 namespace loom::transforms {

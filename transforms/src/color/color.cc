@@ -7,7 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "color_kernels.h"
+#include "color/color_kernels.h"
+#include "color/planar.h"
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/color.h"
 

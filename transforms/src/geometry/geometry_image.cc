@@ -1,4 +1,4 @@
-#include "geometry_image.h"
+#include "geometry/geometry_image.h"
 
 #include <fmt/format.h>
 

@@ -6,12 +6,12 @@
 // is read as a few vectors, multiplied by the tap weights expanded to one per sample, and the lanes of
 // each channel are summed at the end (RGB goes through RGBX so that vectors hold whole pixels).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "resize_hwy.cc"
+#define HWY_TARGET_INCLUDE "resize/resize_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/aligned_allocator.h>
 #include <hwy/highway.h>
 
-#include "resize_kernels.h"
+#include "resize/resize_kernels.h"
 
 #ifndef LOOM_TRANSFORMS_RESIZE_HWY_SHARED_
 #define LOOM_TRANSFORMS_RESIZE_HWY_SHARED_  // target-independent helpers, defined once

@@ -4,15 +4,15 @@
 // ziggurat_fallback. Then uint8: truncate mean + noise to an integer, add in int16 arithmetic, clamp
 // or wrap; float32: add and clamp. Bit-identical with the scalar reference on every target.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "noise_hwy.cc"
+#define HWY_TARGET_INCLUDE "noise/noise_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "fp_barrier-inl.h"
-#include "noise_kernels.h"
+#include "core/fp_barrier-inl.h"
+#include "noise/noise_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace loom::transforms::HWY_NAMESPACE {

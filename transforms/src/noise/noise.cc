@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "color_kernels.h"
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/noise.h"
-#include "noise_kernels.h"
-#include "splitmix64.h"
+#include "noise/noise_kernels.h"
+#include "core/splitmix64.h"
 
 namespace loom::transforms {
 namespace {

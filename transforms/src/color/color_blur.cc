@@ -5,7 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "color_kernels.h"
+#include "color/planar.h"
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/color.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "splitmix64.h"
+#include "core/splitmix64.h"
 
 namespace loom::transforms {
 

@@ -18,7 +18,7 @@
 #include <limits>
 #include <utility>
 
-#include "box_geometry.h"
+#include "boxes/box_geometry.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/annotations.h"
 

@@ -6,10 +6,10 @@
 
 #include <cmath>
 
-#include "geometry_annotations.h"
-#include "geometry_image.h"
+#include "geometry/geometry_annotations.h"
+#include "geometry/geometry_image.h"
 #include "loom/codec/error.h"
-#include "warp.h"
+#include "geometry/warp.h"
 
 namespace loom::transforms {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "loom/codec/tensor.h"
 #include "loom/transforms/geometry.h"
-#include "geometry_annotations.h"
+#include "geometry/geometry_annotations.h"
 
 namespace loom::transforms::detail {
 

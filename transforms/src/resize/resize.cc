@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "loom/codec/error.h"
-#include "resize_kernels.h"
+#include "resize/resize_kernels.h"
 
 namespace loom::transforms {
 namespace {

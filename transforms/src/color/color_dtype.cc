@@ -6,7 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "color_kernels.h"
+#include "color/color_kernels.h"
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/color.h"
 

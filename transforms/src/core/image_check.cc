@@ -1,7 +1,7 @@
-// Image-shape helpers shared by the color, blur and noise ops (declared in color_kernels.h).
+#include "core/image_check.h"
+
 #include <fmt/format.h>
 
-#include "color_kernels.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {
@@ -20,14 +20,6 @@ void check_u8_or_f32(const Tensor& image, const char* op) {
     throw Error(ErrorCode::kUnsupported, op,
                 fmt::format("expected a uint8 or float32 image, got {}", to_string(image.dtype())));
   }
-}
-
-Tensor to_planar(const Tensor& image, Layout layout) {
-  return layout == Layout::kCHW ? image.contiguous() : image.permute({2, 0, 1}).contiguous();
-}
-
-Tensor from_planar(const Tensor& planar, Layout layout) {
-  return layout == Layout::kCHW ? planar : planar.permute({1, 2, 0}).contiguous();
 }
 
 }  // namespace loom::transforms

@@ -4,12 +4,12 @@
 // division, then store (re-interleaving for HWC). Bit-identical with the scalar reference on every
 // target: the same float32 operations in the same order, and no contraction into fused multiply-adds.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "color_hwy.cc"
+#define HWY_TARGET_INCLUDE "color/color_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
-#include "color_kernels.h"
-#include "fp_barrier-inl.h"
+#include "color/color_kernels.h"
+#include "core/fp_barrier-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace loom::transforms::HWY_NAMESPACE {
