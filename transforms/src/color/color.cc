@@ -17,15 +17,10 @@ namespace loom::transforms {
 
 namespace {
 
-// The checks every color op starts with: a 3-D CPU uint8 or float32 image of 1 or 3 channels; returns
+// The check every color op starts with: a 3-D CPU uint8 or float32 image of 1 or 3 channels; returns
 // the channel count.
 int64_t checked_color_image(const Tensor& image, Layout layout, const char* op) {
-  const int64_t c = checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
-  if (c != 1 && c != 3) {
-    throw Error(ErrorCode::kInvalidInput, op, fmt::format("the image has {} channels; expected 1 or 3", c));
-  }
-  return c;
+  return check_image(image, layout, op, {DType::kUInt8, DType::kFloat32}, {1, 3}).channels;
 }
 
 void check_non_negative(double v, const char* op, const char* what) {

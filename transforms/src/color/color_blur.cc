@@ -68,8 +68,7 @@ void blur_plane(const float* in, float* out, int64_t h, int64_t w, const std::ve
 Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::array<double, 2> sigma,
                      Layout layout) {
   const char* op = "gaussian_blur";
-  checked_channels(image, layout, op);
-  check_u8_or_f32(image, op);
+  check_image(image, layout, op, {DType::kUInt8, DType::kFloat32});
   for (int k : kernel_size) {
     if (k <= 0 || k % 2 == 0) {
       throw Error(ErrorCode::kInvalidInput, op,

@@ -63,12 +63,10 @@ void convert(const S* src, D* dst, int64_t n, bool scale) {
 
 Tensor to_dtype(const Tensor& image, DType dtype, bool scale, Layout layout) {
   const char* op = "to_dtype";
-  checked_channels(image, layout, op);
-  for (DType d : {image.dtype(), dtype}) {
-    if (d != DType::kUInt8 && d != DType::kUInt16 && d != DType::kFloat32 && d != DType::kFloat64) {
-      throw Error(ErrorCode::kUnsupported, op,
-                  fmt::format("converts uint8, uint16, float32 and float64, not {}", to_string(d)));
-    }
+  check_image(image, layout, op, {DType::kUInt8, DType::kUInt16, DType::kFloat32, DType::kFloat64});
+  if (dtype != DType::kUInt8 && dtype != DType::kUInt16 && dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+    throw Error(ErrorCode::kUnsupported, op,
+                fmt::format("expected a target dtype of uint8, uint16, float32 or float64, got {}", to_string(dtype)));
   }
   if (dtype == image.dtype()) return image.clone();
   const Tensor src = image.contiguous();  // element-wise: the layout stays as it is
@@ -98,9 +96,8 @@ Tensor to_dtype(const Tensor& image, DType dtype, bool scale, Layout layout) {
 Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
                  const NormalizeOptions& options) {
   const char* op = "normalize";
-  const int64_t c = checked_channels(image, options.input_layout, op);
-  check_u8_or_f32(image, op);
-  if (c < 1) throw Error(ErrorCode::kInvalidInput, op, "the image has no channels");
+  const int64_t c =
+      check_image(image, options.input_layout, op, {DType::kUInt8, DType::kFloat32}, Channels::at_least(1)).channels;
   for (const auto* v : {&mean, &std}) {
     if (v->size() != 1 && static_cast<int64_t>(v->size()) != c) {
       throw Error(ErrorCode::kInvalidInput, op,

@@ -70,7 +70,7 @@ RandomGrayscale::RandomGrayscale(double p) : p_(p) {
 }
 void RandomGrayscale::apply(Sample& sample, Rng& rng) const {
   if (!rng.bernoulli(p_)) return;
-  const int64_t c = checked_channels(sample.image, sample.layout, "RandomGrayscale");
+  const int64_t c = check_image(sample.image, sample.layout, "RandomGrayscale").channels;
   sample.image = rgb_to_grayscale(sample.image, static_cast<int>(c), sample.layout);
 }
 std::string RandomGrayscale::describe() const { return fmt::format("RandomGrayscale(p={})", p_); }

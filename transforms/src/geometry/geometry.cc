@@ -8,6 +8,7 @@
 
 #include "geometry/geometry_annotations.h"
 #include "geometry/geometry_image.h"
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "geometry/warp.h"
 
@@ -32,18 +33,22 @@ void move_annotations(const Sample& in, Sample& out, BoxFn&& boxes, PointFn&& po
   if (in.keypoints) out.keypoints = points(*in.keypoints);
 }
 
-// Boxes and keypoints must annotate this image: a stale canvas would put them in the wrong place.
-void check_canvas(const Sample& s, std::string_view op) {
-  const Size size = image_size(s);
+// The check every sample op starts with: a 3-D CPU image (any dtype, any channel count), and boxes and
+// keypoints that annotate this image (a stale canvas would put them in the wrong place). Returns the
+// image size.
+Size checked_sample(const Sample& s, const char* op) {
+  const ImageShape shape = check_image(s.image, s.layout, op);
+  const Size size{shape.height, shape.width};
   auto check = [&](Size canvas, std::string_view what) {
     if (canvas != size) {
-      throw Error(ErrorCode::kInvalidInput, std::string(op),
-                  fmt::format("{} canvas {}x{} does not match the image {}x{}", what, canvas.width, canvas.height,
-                              size.width, size.height));
+      throw Error(ErrorCode::kInvalidInput, op,
+                  fmt::format("expected {} on the image's {}x{} canvas, got a {}x{} canvas", what, size.width,
+                              size.height, canvas.width, canvas.height));
     }
   };
   if (s.boxes) check(s.boxes->canvas, "bounding boxes");
   if (s.keypoints) check(s.keypoints->canvas, "keypoints");
+  return size;
 }
 
 Point default_center(Size size) { return {0.5 * static_cast<double>(size.width), 0.5 * static_cast<double>(size.height)}; }
@@ -89,8 +94,7 @@ void move_annotations(const Sample& in, Sample& out, const AffinePlan& plan) {
 }  // namespace
 
 Sample horizontal_flip(const Sample& s) {
-  check_canvas(s, "horizontal_flip");
-  const Size size = image_size(s);
+  const Size size = checked_sample(s, "horizontal_flip");
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, identity_axis(size.height), reversed_axis(size.width), {});
   move_annotations(s, out, detail::horizontal_flip_boxes, detail::horizontal_flip_keypoints);
@@ -98,8 +102,7 @@ Sample horizontal_flip(const Sample& s) {
 }
 
 Sample vertical_flip(const Sample& s) {
-  check_canvas(s, "vertical_flip");
-  const Size size = image_size(s);
+  const Size size = checked_sample(s, "vertical_flip");
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, reversed_axis(size.height), identity_axis(size.width), {});
   move_annotations(s, out, detail::vertical_flip_boxes, detail::vertical_flip_keypoints);
@@ -107,11 +110,10 @@ Sample vertical_flip(const Sample& s) {
 }
 
 Sample crop(const Sample& s, int64_t top, int64_t left, int64_t height, int64_t width) {
-  check_canvas(s, "crop");
+  const Size size = checked_sample(s, "crop");
   if (height <= 0 || width <= 0) {
     throw Error(ErrorCode::kInvalidInput, "crop", fmt::format("cannot crop to {}x{}", width, height));
   }
-  const Size size = image_size(s);
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, window_axis(size.height, top, height),
                                  window_axis(size.width, left, width), {});
@@ -127,7 +129,7 @@ Sample center_crop(const Sample& s, Size size) {
   if (size.height <= 0 || size.width <= 0) {
     throw Error(ErrorCode::kInvalidInput, "center_crop", fmt::format("cannot crop to {}x{}", size.width, size.height));
   }
-  const Size in = image_size(s);
+  const Size in = checked_sample(s, "center_crop");
   // torchvision rounds the anchor half to even (Python's round); a crop larger than the image pads it
   // first by floor(excess / 2) on the top/left side.
   auto anchor = [](int64_t image, int64_t crop) {
@@ -139,11 +141,10 @@ Sample center_crop(const Sample& s, Size size) {
 }
 
 Sample pad(const Sample& s, Padding p, PadMode mode, const Fill& fill) {
-  check_canvas(s, "pad");
+  const Size size = checked_sample(s, "pad");
   if ((s.boxes || s.keypoints) && mode != PadMode::kConstant) {
     throw Error(ErrorCode::kInvalidInput, "pad", "boxes and keypoints can be padded in constant mode only (as torchvision)");
   }
-  const Size size = image_size(s);
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, detail::padded_axis(size.height, p.top, p.bottom, mode),
                                  detail::padded_axis(size.width, p.left, p.right, mode), fill);
@@ -156,7 +157,7 @@ Sample pad(const Sample& s, Padding p, PadMode mode, const Fill& fill) {
 }
 
 Sample resize(const Sample& s, Size size, ResizeOptions options) {
-  check_canvas(s, "resize");
+  checked_sample(s, "resize");
   options.layout = s.layout;
   Sample out = s;
   out.image = resize(s.image, size, options);
@@ -172,9 +173,8 @@ Sample resized_crop(const Sample& s, int64_t top, int64_t left, int64_t height, 
 }
 
 Sample rotate(const Sample& s, double angle, const RotateOptions& options) {
-  check_canvas(s, "rotate");
+  const Size in = checked_sample(s, "rotate");
   const double a = std::fmod(std::fmod(angle, 360.0) + 360.0, 360.0);
-  const Size in = image_size(s);
   const AffinePlan plan = plan_affine(in, -a, {}, 1.0, {}, options.center, options.expand, "rotate");
   Sample out = s;
   // Quarter turns about the centre are exact transposes (torchvision's fast path; 90 and 270 only
@@ -183,26 +183,26 @@ Sample rotate(const Sample& s, double angle, const RotateOptions& options) {
                                            ((a == 90.0 || a == 270.0) && (options.expand || in.width == in.height)));
   out.image = quarter ? detail::rotate90(s.image, s.layout, static_cast<int>(a / 90.0))
                       : detail::warp_affine(s.image, s.layout, plan.inverse, plan.out_size,
-                                            {options.interpolation, options.fill});
+                                            {options.interpolation, options.fill}, "rotate");
   move_annotations(s, out, plan);
   return out;
 }
 
 Sample affine(const Sample& s, const AffineParams& p, const WarpOptions& options) {
-  check_canvas(s, "affine");
-  const AffinePlan plan = plan_affine(image_size(s), p.angle, p.translate, p.scale, p.shear, p.center, false, "affine");
+  const Size in = checked_sample(s, "affine");
+  const AffinePlan plan = plan_affine(in, p.angle, p.translate, p.scale, p.shear, p.center, false, "affine");
   Sample out = s;
-  out.image = detail::warp_affine(s.image, s.layout, plan.inverse, plan.out_size, options);
+  out.image = detail::warp_affine(s.image, s.layout, plan.inverse, plan.out_size, options, "affine");
   move_annotations(s, out, plan);
   return out;
 }
 
 Sample perspective(const Sample& s, const std::array<Point, 4>& startpoints, const std::array<Point, 4>& endpoints,
                    const WarpOptions& options) {
-  check_canvas(s, "perspective");
+  const Size canvas = checked_sample(s, "perspective");
   const std::array<double, 8> c = detail::perspective_coefficients(startpoints, endpoints);
   Sample out = s;
-  out.image = detail::warp_perspective(s.image, s.layout, c, options);
+  out.image = detail::warp_perspective(s.image, s.layout, c, options, "perspective");
   // Points move from input to output: the inverse of the output-to-input coefficients.
   const double denom = c[0] * c[4] - c[1] * c[3];
   if (denom == 0.0) throw Error(ErrorCode::kInvalidInput, "perspective", "the transform cannot be inverted");
@@ -214,7 +214,6 @@ Sample perspective(const Sample& s, const std::array<Point, 4>& startpoints, con
     const double d = inv[6] * p.x + inv[7] * p.y + 1.0;
     return Point{(inv[0] * p.x + inv[1] * p.y + inv[2]) / d, (inv[3] * p.x + inv[4] * p.y + inv[5]) / d};
   };
-  const Size canvas = image_size(s);
   move_annotations(
       s, out, [&](const BoundingBoxes& b) { return detail::map_boxes(b, forward, {}, canvas); },
       [&](const KeyPoints& k) { return detail::map_keypoints(k, forward, {}, canvas); });

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/image_check.h"
 #include "geometry/geometry_image.h"
 #include "loom/codec/error.h"
 
@@ -150,24 +151,19 @@ Tensor warp_typed(const Tensor& image, Layout layout, Size out, const Map& map, 
 }
 
 template <typename Map>
-Tensor warp(const Tensor& image, Layout layout, Size out, const Map& map, const WarpOptions& opt,
-            std::string_view what) {
+Tensor warp(const Tensor& image, Layout layout, Size out, const Map& map, const WarpOptions& opt, const char* op) {
   if (opt.interpolation != Interpolation::kNearest && opt.interpolation != Interpolation::kBilinear) {
-    throw Error(ErrorCode::kInvalidInput, std::string(what), "supports nearest and bilinear interpolation only");
+    throw Error(ErrorCode::kInvalidInput, op, "expected nearest or bilinear interpolation");
   }
-  if (!image.device().is_cpu()) throw Error(ErrorCode::kUnsupported, std::string(what), "runs on CPU tensors only");
-  switch (image.dtype()) {
-    case DType::kUInt8: return warp_typed<uint8_t>(image, layout, out, map, opt);
-    case DType::kFloat32: return warp_typed<float>(image, layout, out, map, opt);
-    default:
-      throw Error(ErrorCode::kInvalidInput, std::string(what),
-                  fmt::format("expects uint8 or float32, got {}", to_string(image.dtype())));
-  }
+  check_image(image, layout, op, {DType::kUInt8, DType::kFloat32});
+  if (image.dtype() == DType::kUInt8) return warp_typed<uint8_t>(image, layout, out, map, opt);
+  return warp_typed<float>(image, layout, out, map, opt);
 }
 
 }  // namespace
 
-Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& m, Size out, const WarpOptions& opt) {
+Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& m, Size out, const WarpOptions& opt,
+                   const char* op) {
   const Size in = image_size(image, layout);
   // Output pixel (x, y) relative to the output centre; source position relative to the input centre,
   // then shifted to pixel-index units.
@@ -177,18 +173,18 @@ Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& m, Si
     const double px = static_cast<double>(x) + 0.5 - ocx, py = static_cast<double>(y) + 0.5 - ocy;
     return std::pair{m[0] * px + m[1] * py + m[2] + icx, m[3] * px + m[4] * py + m[5] + icy};
   };
-  return warp(image, layout, out, map, opt, "affine");
+  return warp(image, layout, out, map, opt, op);
 }
 
-Tensor warp_perspective(const Tensor& image, Layout layout, const std::array<double, 8>& c,
-                        const WarpOptions& opt) {
+Tensor warp_perspective(const Tensor& image, Layout layout, const std::array<double, 8>& c, const WarpOptions& opt,
+                        const char* op) {
   const Size in = image_size(image, layout);
   auto map = [&](int64_t x, int64_t y) {
     const double px = static_cast<double>(x) + 0.5, py = static_cast<double>(y) + 0.5;
     const double d = c[6] * px + c[7] * py + 1.0;
     return std::pair{(c[0] * px + c[1] * py + c[2]) / d - 0.5, (c[3] * px + c[4] * py + c[5]) / d - 0.5};
   };
-  return warp(image, layout, in, map, opt, "perspective");
+  return warp(image, layout, in, map, opt, op);
 }
 
 }  // namespace loom::transforms::detail

@@ -83,8 +83,7 @@ float ziggurat_fallback(const NoiseJob& job, uint32_t index, int32_t h) {
 
 Tensor gaussian_noise(const Tensor& image, Rng& rng, double mean, double sigma, bool clip) {
   const char* op = "gaussian_noise";
-  checked_channels(image, Layout::kCHW, op);  // element-wise: any layout
-  check_u8_or_f32(image, op);
+  check_image(image, Layout::kCHW, op, {DType::kUInt8, DType::kFloat32});  // element-wise: any layout
   if (!std::isfinite(mean) || !std::isfinite(sigma) || sigma < 0.0) {
     throw Error(ErrorCode::kInvalidInput, op,
                 fmt::format("mean must be finite and sigma finite and >= 0, got mean {} sigma {}", mean, sigma));

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "resize/resize_kernels.h"
 
@@ -234,22 +235,20 @@ Size size_for_shorter_side(Size in, int64_t shorter) {
 }
 
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
-  if (image.ndim() != 3) throw Error(ErrorCode::kInvalidInput, "resize", "expects a 3-D CHW or HWC image");
-  if (!image.device().is_cpu()) throw Error(ErrorCode::kUnsupported, "resize", "runs on CPU tensors only");
-  const int64_t channels = image.size(opt.layout == Layout::kHWC ? 2 : 0);
-  if (channels < 1 || channels > 4) {
-    throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("expects 1 to 4 channels, got {}", channels));
+  const ImageShape in =
+      check_image(image, opt.layout, "resize", {DType::kUInt8, DType::kUInt16, DType::kFloat32}, {1, 2, 3, 4});
+  if (in.height == 0 || in.width == 0) {
+    throw Error(ErrorCode::kInvalidInput, "resize",
+                fmt::format("expected a non-empty image, got {}x{}", in.width, in.height));
   }
-  if (size.height <= 0 || size.width <= 0 || image.numel() == 0) {
-    throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("cannot resize to {}x{}", size.width, size.height));
+  if (size.height <= 0 || size.width <= 0) {
+    throw Error(ErrorCode::kInvalidInput, "resize",
+                fmt::format("expected a positive output size, got {}x{}", size.width, size.height));
   }
   switch (image.dtype()) {
     case DType::kUInt8: return resize_typed<uint8_t>(image, size, opt);
     case DType::kUInt16: return resize_typed<uint16_t>(image, size, opt);
-    case DType::kFloat32: return resize_typed<float>(image, size, opt);
-    default:
-      throw Error(ErrorCode::kInvalidInput, "resize",
-                  fmt::format("expects uint8, uint16 or float32, got {}", to_string(image.dtype())));
+    default: return resize_typed<float>(image, size, opt);
   }
 }
 
