@@ -11,8 +11,8 @@ out=${1:-build-aarch64}
 mkdir -p "$out"
 sources=(
   codec/src/error.cc codec/src/tensor.cc
-  transforms/src/resize/resize.cc transforms/src/resize/resize_hwy.cc vision/src/deinterleave_hwy.cc
-  transforms/src/color/color_hwy.cc transforms/src/core/image_check.cc transforms/src/noise/noise.cc transforms/src/noise/noise_hwy.cc transforms/src/core/random.cc
+  transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc vision/src/deinterleave_hwy.cc
+  transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/vision/deinterleave_test.cc
   tests/transforms/color_hwy_test.cc
 )

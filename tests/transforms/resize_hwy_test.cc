@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "resize/resize_coefficients.h"
 #include "resize/resize_kernels.h"
 
 namespace loom::transforms {
@@ -25,7 +26,8 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
     hwy::SetSupportedTargetsForTest(target);
     for (const ResizeOptions& filter : kFilters) {
       for (auto [in, out] : {std::pair<int64_t, int64_t>{97, 13}, {64, 64}, {13, 97}, {200, 7}, {5, 3}, {3, 40}}) {
-        const Coefficients c = axis_coefficients(in, out, filter);
+        const Coefficients owner = axis_coefficients(in, out, filter);
+        const AxisWeights c = owner.weights();
         for (int channels = 1; channels <= 4; ++channels) {
           // Horizontal: 5 rows of `in` pixels -> `out` pixels; the buffer ends exactly at the image.
           const int64_t rows = 5;

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "color/color_kernels.h"
+#include "color/color_plan.h"
 #include "color/planar.h"
 #include "core/image_check.h"
 #include "loom/codec/error.h"

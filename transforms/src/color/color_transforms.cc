@@ -141,17 +141,4 @@ std::string GaussianBlur::describe() const {
   return fmt::format("GaussianBlur(kernel_size={}x{}, sigma=[{}, {}])", kernel_size_[0], kernel_size_[1], sigma_[0], sigma_[1]);
 }
 
-GaussianNoise::GaussianNoise(double mean, double sigma, bool clip) : mean_(mean), sigma_(sigma), clip_(clip) {
-  if (!std::isfinite(mean) || !std::isfinite(sigma) || sigma < 0.0) {
-    throw Error(ErrorCode::kInvalidInput, "GaussianNoise",
-                fmt::format("mean must be finite and sigma finite and >= 0, got {} and {}", mean, sigma));
-  }
-}
-void GaussianNoise::apply(Sample& sample, Rng& rng) const {
-  sample.image = gaussian_noise(sample.image, rng, mean_, sigma_, clip_);
-}
-std::string GaussianNoise::describe() const {
-  return fmt::format("GaussianNoise(mean={}, sigma={}, clip={})", mean_, sigma_, clip_);
-}
-
 }  // namespace loom::transforms

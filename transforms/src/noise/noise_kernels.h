@@ -1,50 +1,18 @@
-// Gaussian noise kernels shared by noise.cc, the Highway kernels of noise_hwy.cc and their tests (private
-// to loom::transforms).
-//
-// Element i's standard normal comes from h = hash32(key, i) alone (so it does not depend on the vector
-// width): Marsaglia and Tsang's 128-layer ziggurat reads the layer from h & 127 and accepts
-// z = int32(h) * w[layer] when |int32(h)| < k[layer] (about 98.8% of draws); otherwise
-// ziggurat_fallback finishes the draw with a scalar per-element stream seeded from (key, i). Noise is
-// then float(int32(h)) * (w[layer] * sigma), plus the mean, in float32 with no fused multiply-add, so
-// the SIMD kernels and the scalar reference give the same bits.
+// The Gaussian noise kernels (private to loom::transforms): the ziggurat tables and the scalar fallback
+// of the generator (ziggurat.cc), the scalar reference and its Highway twin (noise_hwy.cc), all fed a
+// NoiseJob (noise_plan.h). noise.cc runs them; the tests compare every SIMD target with the reference.
 #pragma once
 
 #include <cstdint>
 
+#include "noise/noise_plan.h"
+
 namespace loom::transforms {
 
-struct Ziggurat {
-  int32_t k[128];  // acceptance bounds on |int32(h)|
-  double w[128];   // layer widths / 2^31
-  double f[128];   // exp(-x^2 / 2) at the layer edges
-};
 const Ziggurat& ziggurat();  // built once (thread-safe)
 
-// One call's parameters. scaled_w[l] = float(w[l] * sigma) (sigma already times 255 for uint8); the
-// key's two halves seed the hash; `first` is the element index of the first element of the job.
-struct NoiseJob {
-  uint64_t key = 0;
-  uint64_t first = 0;
-  float mean = 0.0f;   // mean (times 255 for uint8)
-  double sigma = 0.0;  // sigma (times 255 for uint8)
-  float scaled_w[128];
-  bool clip = true;
-};
+// Fills `job` for a key, mean and sigma: the scaled layer widths, first = 0.
 void prepare_noise_job(NoiseJob& job, uint64_t key, double mean, double sigma, bool clip);
-
-// The 32-bit hash of element `index` (index < 2^32 per key: callers derive a new key per 2^32
-// elements). Two rounds of a multiply-xorshift mixer keyed by the key's halves.
-inline uint32_t mix32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-inline uint32_t noise_hash(uint64_t key, uint32_t index) {
-  return mix32(mix32(index ^ static_cast<uint32_t>(key)) + static_cast<uint32_t>(key >> 32));
-}
 
 // The noise value before the mean is added (float(h) * scaled_w[layer] when accepted) for a rejected
 // draw h of element `index`: the rest of the ziggurat, in double, then times sigma and rounded to float.

@@ -1,5 +1,5 @@
 // Highway kernels for the uint8 resize passes (Pillow's fixed-point arithmetic, bit-exact with the
-// scalar reference in resize_kernels.h).
+// scalar reference in resize_kernels.h), fed an AxisWeights (resize_plan.h).
 //
 // Vertical pass: SIMD along the row; each output row is sum_t k[t] * row[start + t], with u8 samples
 // widened to i32 lanes. Horizontal pass: per output pixel, the window of taps * C interleaved samples
@@ -27,7 +27,7 @@ struct ExpandedWeights {
   hwy::AlignedFreeUniquePtr<int32_t[]> values;
 };
 
-inline ExpandedWeights expand_weights(const Coefficients& c, int64_t out_w, int lanes, int used, int stride,
+inline ExpandedWeights expand_weights(const AxisWeights& c, int64_t out_w, int lanes, int used, int stride,
                                       int channels) {
   ExpandedWeights e;
   e.chunks_max = (c.taps * stride + used - 1) / used;
@@ -70,7 +70,7 @@ hn::Vec<D32> WindowProducts(D32 d32, const uint8_t* HWY_RESTRICT window, int ste
 
 template <int C>
 void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRICT dst, int64_t out_w, int64_t rows,
-                const Coefficients& c) {
+                const AxisWeights& c) {
   const hn::ScalableTag<int32_t> d32;
   const int lanes = static_cast<int>(hn::Lanes(d32));
   const int used = lanes / C * C;  // lanes per vector that hold samples
@@ -115,7 +115,7 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
 // safely; the four channel sums come from adding the vector's 128-bit blocks.
 template <int C>
 void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRICT dst, int64_t out_w, int64_t rows,
-              const Coefficients& c) {
+              const AxisWeights& c) {
   static_assert(C == 3 || C == 4);
   const hn::ScalableTag<int32_t> d32;
   const hn::CappedTag<int32_t, 4> d4;
@@ -170,7 +170,7 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
 }
 
 void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                    const Coefficients& c) {
+                    const AxisWeights& c) {
   switch (channels) {
     case 1: return RowsFixedC<1>(src, in_w, dst, out_w, rows, c);
     case 2: return RowsFixedC<2>(src, in_w, dst, out_w, rows, c);
@@ -180,16 +180,16 @@ void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_
 }
 
 void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len,
-                       const Coefficients& c) {
+                       const AxisWeights& c) {
   const hn::ScalableTag<int32_t> d32;
   const hn::Rebind<uint8_t, decltype(d32)> d8;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d32));
   const auto half = hn::Set(d32, 1 << (kPrecisionBits - 1));
-  for (size_t i = 0; i < c.start.size(); ++i) {
+  for (int64_t i = 0; i < c.size; ++i) {
     const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
     const int32_t* k = &c.fixed[i * c.taps];
     const int n = c.count[i];
-    uint8_t* out = dst + static_cast<int64_t>(i) * len;
+    uint8_t* out = dst + i * len;
     int64_t x = 0;
     for (; x + lanes <= len; x += lanes) {
       auto acc = half;
@@ -218,11 +218,11 @@ HWY_EXPORT(ResampleRowsU8);
 HWY_EXPORT(ResampleColumnsU8);
 
 void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                      const Coefficients& c) {
+                      const AxisWeights& c) {
   HWY_DYNAMIC_DISPATCH(ResampleRowsU8)(src, in_w, dst, out_w, rows, channels, c);
 }
 
-void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const Coefficients& c) {
+void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {
   HWY_DYNAMIC_DISPATCH(ResampleColumnsU8)(src, dst, len, c);
 }
 

@@ -1,5 +1,6 @@
-// Resize kernels shared by resize.cc, the Highway kernels and their tests (private to
-// loom::transforms): the per-axis weights and the scalar reference passes.
+// The resize kernels (private to loom::transforms): the scalar reference passes, here, and their
+// Highway twins for uint8 (resize_hwy.cc), all fed the plan of resize_plan.h. resize.cc runs them;
+// the tests compare every SIMD target with the reference.
 #pragma once
 
 #include <algorithm>
@@ -8,20 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "loom/transforms/resize.h"
+#include "resize/resize_plan.h"
 
 namespace loom::transforms {
-
-constexpr int kPrecisionBits = 32 - 8 - 2;  // fixed-point fraction bits of the uint8 path (Pillow's)
-
-// Weights of one axis: output i reads inputs [start[i], start[i] + count[i]) with weights
-// w[i * taps + k]; the weights of one output sum to 1.
-struct Coefficients {
-  int taps = 0;
-  std::vector<int> start, count;
-  std::vector<double> w;
-  std::vector<int32_t> fixed;  // w in kPrecisionBits fixed point, rounded half away from zero
-};
 
 inline uint8_t clip8(int32_t acc) {
   return static_cast<uint8_t>(std::clamp(acc >> kPrecisionBits, 0, 255));
@@ -39,7 +29,7 @@ inline T from_double(double v) {
 
 // Scalar reference. Horizontal pass over `rows` rows of C interleaved channels: out[y][i] = sum_t in[y][start[i] + t] * w.
 template <int C, typename T>
-void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, const Coefficients& c) {
+void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, const AxisWeights& c) {
   for (int64_t y = 0; y < rows; ++y) {
     const T* in = src + y * in_w * C;
     T* out = dst + y * out_w * C;
@@ -77,7 +67,7 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
 // resample_rows<C, T> with the channel count chosen at run time (1..4).
 template <typename T>
 void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, int channels,
-                   const Coefficients& c) {
+                   const AxisWeights& c) {
   switch (channels) {
     case 1: return resample_rows<1>(src, in_w, dst, out_w, rows, c);
     case 2: return resample_rows<2>(src, in_w, dst, out_w, rows, c);
@@ -89,17 +79,17 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
 // Scalar reference. Vertical pass, row by row so that every access is sequential: output row i is the weighted sum of
 // input rows start[i] .. start[i] + count[i] - 1, each `len` samples long.
 template <typename T>
-void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) {
+void resample_columns(const T* src, T* dst, int64_t len, const AxisWeights& c) {
   using Acc = std::conditional_t<std::is_same_v<T, uint8_t>, int32_t, double>;
   std::vector<Acc> acc(len);
-  for (size_t i = 0; i < c.start.size(); ++i) {
+  for (int64_t i = 0; i < c.size; ++i) {
     std::fill(acc.begin(), acc.end(), std::is_same_v<T, uint8_t> ? Acc(1 << (kPrecisionBits - 1)) : Acc(0));
     for (int t = 0; t < c.count[i]; ++t) {
       const T* row = src + (static_cast<int64_t>(c.start[i]) + t) * len;
       const Acc k = std::is_same_v<T, uint8_t> ? Acc(c.fixed[i * c.taps + t]) : Acc(c.w[i * c.taps + t]);
       for (int64_t x = 0; x < len; ++x) acc[x] += row[x] * k;
     }
-    T* out = dst + static_cast<int64_t>(i) * len;
+    T* out = dst + i * len;
     for (int64_t x = 0; x < len; ++x) {
       if constexpr (std::is_same_v<T, uint8_t>) {
         out[x] = clip8(acc[x]);
@@ -110,20 +100,10 @@ void resample_columns(const T* src, T* dst, int64_t len, const Coefficients& c) 
   }
 }
 
-// Pillow's weights (Resample.c) for resizing an axis of `in_size` samples to `out_size` with `interp`
-// (kBilinear, kBicubic with a = -0.5, or kBox), widened by the scale factor when downscaling with
-// `antialias`; taps outside the axis are dropped and the rest renormalized.
-Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation interp, bool antialias);
-
-// The weights resize() uses for one axis with `options` (interpolation and antialias; the rules are in
-// resize.h): make_coefficients, or torch's index rules for nearest, nearest-exact and non-antialiased
-// bilinear and bicubic. Throws Error(kInvalidInput) for an unknown interpolation.
-Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& options);
-
 // SIMD passes for uint8 (Highway dynamic dispatch; resize_hwy.cc). Same arguments and bit-exact the
 // same results as resample_rows<C, uint8_t> and resample_columns<uint8_t>.
 void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                      const Coefficients& c);
-void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const Coefficients& c);
+                      const AxisWeights& c);
+void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c);
 
 }  // namespace loom::transforms
