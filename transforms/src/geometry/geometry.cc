@@ -10,7 +10,6 @@
 #include "geometry/geometry_image.h"
 #include "core/image_check.h"
 #include "loom/codec/error.h"
-#include "geometry/warp.h"
 
 namespace loom::transforms {
 namespace {

@@ -1,3 +1,5 @@
+// The geometry ops' image side: tensors and options turned into the plans of geometry_plan.h, run by
+// the kernels of geometry_kernels.h (remap.cc, warp.cc).
 #include "geometry/geometry_image.h"
 
 #include <fmt/format.h>
@@ -9,6 +11,8 @@
 #include <limits>
 #include <numeric>
 
+#include "core/image_check.h"
+#include "geometry/geometry_kernels.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms::detail {
@@ -45,109 +49,35 @@ std::vector<uint8_t> fill_bytes(const Fill& fill, DType dtype, int64_t channels)
   return bytes;
 }
 
-// A column map as runs: `length` output pixels from `start` reading source columns src, src + step,
-// ... (step +1: a crop or a pad's middle; -1: a flip; 0: a fill run or one pixel of a reflection).
-struct Run {
-  int64_t start, length, src, step;  // src < 0: fill
-};
 
-std::vector<Run> column_runs(const std::vector<int64_t>& cols) {
-  std::vector<Run> runs;
-  for (int64_t x = 0; x < static_cast<int64_t>(cols.size());) {
-    const int64_t src = cols[x];
-    int64_t step = 0, n = 1;
-    if (x + 1 < static_cast<int64_t>(cols.size())) {
-      const int64_t d = cols[x + 1] - src;
-      if (src < 0 && cols[x + 1] < 0) {
-        step = 0;
-      } else if (src >= 0 && cols[x + 1] >= 0 && (d == 1 || d == -1)) {
-        step = d;
-      } else {
-        runs.push_back({x, 1, src, 0});
-        ++x;
-        continue;
-      }
-      while (x + n < static_cast<int64_t>(cols.size()) &&
-             (src < 0 ? cols[x + n] < 0 : cols[x + n] >= 0 && cols[x + n] == src + step * n)) {
-        ++n;
-      }
-    }
-    runs.push_back({x, n, src, step});
-    x += n;
+// The warps' op side: checks, then a WarpPlan over the contiguous image; `plan` comes with its map and
+// output size.
+Tensor warp(const Tensor& image, Layout layout, const WarpOptions& opt, const char* op, WarpPlan plan) {
+  if (opt.interpolation != Interpolation::kNearest && opt.interpolation != Interpolation::kBilinear) {
+    throw Error(ErrorCode::kInvalidInput, op, "expected nearest or bilinear interpolation");
   }
-  return runs;
-}
-
-// Copies n pixels of P bytes from in, in - P, in - 2P, ... (a mirrored run).
-template <size_t P>
-void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
-  if constexpr (P == 1) {
-    // Eight bytes at a time: a byte swap reverses them.
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t v;
-      std::memcpy(&v, in_first - i - 7, 8);
-      v = __builtin_bswap64(v);
-      std::memcpy(out + i, &v, 8);
-    }
-    for (; i < n; ++i) out[i] = in_first[-i];
+  const ImageShape shape = check_image(image, layout, op, {DType::kUInt8, DType::kFloat32});
+  const Tensor src = image.contiguous();
+  const bool hwc = layout == Layout::kHWC;
+  const int64_t channels = shape.channels;
+  const Size in{shape.height, shape.width}, out = plan.out;
+  check_fill(opt.fill, channels);
+  std::vector<double> fill(static_cast<size_t>(channels), 0.0);
+  for (int64_t k = 0; k < channels && !opt.fill.empty(); ++k) fill[k] = opt.fill[opt.fill.size() == 1 ? 0 : k];
+  Tensor result = hwc ? Tensor::empty({out.height, out.width, channels}, src.dtype())
+                      : Tensor::empty({channels, out.height, out.width}, src.dtype());
+  plan.in = in;
+  plan.channels = channels;
+  plan.in_strides = hwc ? PixelStrides{channels, 1} : PixelStrides{1, in.height * in.width};
+  plan.out_strides = hwc ? PixelStrides{channels, 1} : PixelStrides{1, out.height * out.width};
+  plan.bilinear = opt.interpolation == Interpolation::kBilinear;
+  plan.fill = opt.fill.empty() ? nullptr : fill.data();
+  if (src.dtype() == DType::kUInt8) {
+    warp_u8(src.data<uint8_t>(), result.data<uint8_t>(), plan);
   } else {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, in_first - i * P, P);
+    warp_f32(src.data<float>(), result.data<float>(), plan);
   }
-}
-
-template <size_t P>
-void fill_pixels(uint8_t* out, const uint8_t* fill, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, fill, P);
-}
-
-// One plane of P bytes per pixel (P a compile-time size for the common pixels, so that every copy is
-// inlined): out(y, x) = in(rows[y], cols[x]) run by run.
-template <size_t P>
-void remap_plane_fixed(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vector<int64_t>& rows,
-                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fill) {
-  for (int64_t y = 0; y < static_cast<int64_t>(rows.size()); ++y) {
-    uint8_t* out = dst + y * out_w * P;
-    if (rows[y] < 0) {
-      fill_pixels<P>(out, fill, out_w);
-      continue;
-    }
-    const uint8_t* in = src + rows[y] * src_w * P;
-    for (const Run& r : runs) {
-      uint8_t* o = out + r.start * P;
-      if (r.src < 0) {
-        fill_pixels<P>(o, fill, r.length);
-      } else if (r.step == -1) {
-        copy_reversed<P>(o, in + r.src * P, r.length);
-      } else {
-        std::memcpy(o, in + r.src * P, static_cast<size_t>(r.length) * P);  // step +1, or one pixel
-      }
-    }
-  }
-}
-
-void remap_plane(const uint8_t* src, int64_t src_w, uint8_t* dst, const std::vector<int64_t>& rows,
-                 const std::vector<int64_t>& cols, size_t pixel, const uint8_t* fill) {
-  const std::vector<Run> runs = column_runs(cols);
-  const int64_t w = static_cast<int64_t>(cols.size());
-  switch (pixel) {
-    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, runs, w, fill);
-    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, runs, w, fill);
-    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, runs, w, fill);
-    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, runs, w, fill);
-    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, runs, w, fill);
-    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, runs, w, fill);
-    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, runs, w, fill);
-    default: break;
-  }
-  // Other pixel sizes (many channels or wide types): the same runs, a run-time size.
-  for (int64_t y = 0; y < static_cast<int64_t>(rows.size()); ++y) {
-    uint8_t* out = dst + y * w * pixel;
-    const uint8_t* in = rows[y] < 0 ? nullptr : src + rows[y] * src_w * pixel;
-    for (int64_t x = 0; x < w; ++x) {
-      std::memcpy(out + x * pixel, in && cols[x] >= 0 ? in + cols[x] * pixel : fill, pixel);
-    }
-  }
+  return result;
 }
 
 }  // namespace
@@ -170,12 +100,21 @@ Tensor remap_axes(const Tensor& image, Layout layout, const std::vector<int64_t>
   const size_t esize = element_size(src.dtype());
   const auto* s = static_cast<const uint8_t*>(src.data());
   auto* d = static_cast<uint8_t*>(out.data());
+  RemapPlan plan;
+  plan.src_width = in.width;
+  plan.rows = rows.data();
+  plan.out_height = out_h;
+  plan.cols = cols.data();
+  plan.out_width = out_w;
   if (hwc) {
-    remap_plane(s, in.width, d, rows, cols, esize * channels, fills.data());
+    plan.pixel_bytes = esize * channels;
+    plan.fill = fills.data();
+    remap_plane(s, d, plan);
   } else {
+    plan.pixel_bytes = esize;
     for (int64_t c = 0; c < channels; ++c) {
-      remap_plane(s + c * in.height * in.width * esize, in.width, d + c * out_h * out_w * esize, rows, cols, esize,
-                  &fills[c * esize]);
+      plan.fill = &fills[c * esize];
+      remap_plane(s + c * in.height * in.width * esize, d + c * out_h * out_w * esize, plan);
     }
   }
   return out;
@@ -232,6 +171,25 @@ Tensor rotate90(const Tensor& image, Layout layout, int k) {
   const Tensor transposed = image.permute(order);  // axes now (w, h)
   const int flip = k == 1 ? hdim : wdim;
   return transposed.slice(flip, -1, -transposed.size(flip) - 1, -1).clone();
+}
+
+Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& inverse, Size out, const WarpOptions& opt,
+                   const char* op) {
+  WarpPlan plan;
+  plan.map = WarpMap::kAffine;
+  std::copy(inverse.begin(), inverse.end(), plan.coeffs);
+  plan.out = out;
+  return warp(image, layout, opt, op, plan);
+}
+
+Tensor warp_perspective(const Tensor& image, Layout layout, const std::array<double, 8>& coeffs, const WarpOptions& opt,
+                        const char* op) {
+  WarpPlan plan;
+  plan.map = WarpMap::kPerspective;
+  std::copy(coeffs.begin(), coeffs.end(), plan.coeffs);
+  const ImageShape shape = image_shape(image, layout, op);
+  plan.out = {shape.height, shape.width};
+  return warp(image, layout, opt, op, plan);
 }
 
 }  // namespace loom::transforms::detail

@@ -1,13 +1,16 @@
-// Pixel kernels of the geometric transforms. Private to transforms.
+// The image side of the geometric transforms, on tensors (private to loom::transforms): each builds a
+// plan (geometry_plan.h) and runs a kernel (geometry_kernels.h).
 //
 // Images are 3-D CPU tensors in `layout`; results are new contiguous tensors in the same layout and
 // dtype. Fill values are converted to the image dtype (clamped to its range, then truncated toward
 // zero for integer types, as torch's tensor(fill).to(dtype)).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "geometry/geometry_annotations.h"
 #include "loom/codec/tensor.h"
 #include "loom/transforms/geometry.h"
 
@@ -32,5 +35,16 @@ std::vector<int64_t> reversed_axis(int64_t n);
 
 // Rotation by k * 90 degrees counter-clockwise (torch.rot90 over H and W), exact.
 Tensor rotate90(const Tensor& image, Layout layout, int k);
+
+// Inverse-mapped warps with torch grid_sample's sampling (align_corners=False, zeros padding) and
+// torchvision's fill, uint8 and float32 (Error(kUnsupported, op) otherwise; `op` names the caller).
+// Affine: the output pixel centre (x, y), measured from the OUTPUT centre, samples the input at
+// inverse * (x, y, 1) measured from the INPUT centre (torchvision's _affine_grid).
+Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& inverse, Size out,
+                   const WarpOptions& options, const char* op);
+// Perspective: the output pixel centre (x, y) (from the top-left corner) samples the input at
+// ((a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (g x + h y + 1)); the output keeps the size.
+Tensor warp_perspective(const Tensor& image, Layout layout, const std::array<double, 8>& coeffs,
+                        const WarpOptions& options, const char* op);
 
 }  // namespace loom::transforms::detail

@@ -1,29 +1,21 @@
-// Each output pixel maps to a source position (in input pixel-index units, pixel k's centre at k):
+// The warp kernels (geometry_kernels.h), fed a WarpPlan. Each output pixel maps to a source position (in input pixel-index units, pixel k's centre at k):
 // nearest reads the pixel at round-half-even(position) when inside, bilinear blends the four
 // neighbours with zero for the ones outside; the fill then blends in by the outside weight:
 // out = mask * (sample - fill) + fill with mask = the inside weight, exactly torchvision's
 // _apply_grid_transform (which attenuates the zero-padded sample by the mask once more, darkening
 // edge pixels slightly; loom keeps that for parity). Without a fill (torchvision's fill=None) the
 // outside reads as zero and nothing is blended. uint8 results are rounded half to even.
-#include "geometry/warp.h"
-
-#include <fmt/format.h>
-
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "core/image_check.h"
-#include "geometry/geometry_image.h"
-#include "loom/codec/error.h"
+#include "geometry/geometry_kernels.h"
 
 namespace loom::transforms::detail {
 namespace {
-
-// Element (y, x, channel k) of an image is at (y * width + x) * pixel_stride + k * channel_stride:
-// HWC has pixel_stride = channels, channel_stride = 1; CHW pixel_stride = 1, channel_stride = H * W.
-struct Strides {
-  int64_t pixel, channel;
-};
 
 // Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer, half to
 // even (the FPU's default rounding), without a branch or a libm call (the baseline x86-64 build has
@@ -99,7 +91,7 @@ void bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t)
 // are computed once and applied to each channel. `fill` null: torchvision's fill=None (outside reads
 // as zero, no blending).
 template <typename T, typename Map>
-void warp_image(const T* src, Size in, Strides in_strides, T* dst, Size out, Strides out_strides, int64_t channels,
+void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out, PixelStrides out_strides, int64_t channels,
                 const Map& map, bool bilinear, const double* fill) {
   std::vector<Taps> row(static_cast<size_t>(out.width));
   for (int64_t y = 0; y < out.height; ++y) {
@@ -132,59 +124,37 @@ void warp_image(const T* src, Size in, Strides in_strides, T* dst, Size out, Str
   }
 }
 
-template <typename T, typename Map>
-Tensor warp_typed(const Tensor& image, Layout layout, Size out, const Map& map, const WarpOptions& opt) {
-  const Tensor src = image.contiguous();
-  const bool hwc = layout == Layout::kHWC;
-  const int64_t channels = image_channels(src, layout);
-  const Size in = image_size(src, layout);
-  check_fill(opt.fill, channels);
-  std::vector<double> fill(static_cast<size_t>(channels), 0.0);
-  for (int64_t k = 0; k < channels && !opt.fill.empty(); ++k) fill[k] = opt.fill[opt.fill.size() == 1 ? 0 : k];
-  Tensor result = hwc ? Tensor::empty({out.height, out.width, channels}, src.dtype())
-                      : Tensor::empty({channels, out.height, out.width}, src.dtype());
-  const Strides in_strides = hwc ? Strides{channels, 1} : Strides{1, in.height * in.width};
-  const Strides out_strides = hwc ? Strides{channels, 1} : Strides{1, out.height * out.width};
-  warp_image(src.data<T>(), in, in_strides, result.data<T>(), out, out_strides, channels, map,
-             opt.interpolation == Interpolation::kBilinear, opt.fill.empty() ? nullptr : fill.data());
-  return result;
-}
-
-template <typename Map>
-Tensor warp(const Tensor& image, Layout layout, Size out, const Map& map, const WarpOptions& opt, const char* op) {
-  if (opt.interpolation != Interpolation::kNearest && opt.interpolation != Interpolation::kBilinear) {
-    throw Error(ErrorCode::kInvalidInput, op, "expected nearest or bilinear interpolation");
+// The map of `plan` as a function of the output pixel (x, y), then the warp.
+template <typename T>
+void warp(const T* src, T* dst, const WarpPlan& plan) {
+  std::array<double, 8> c;
+  std::copy(plan.coeffs, plan.coeffs + 8, c.begin());
+  if (plan.map == WarpMap::kAffine) {
+    // Output pixel (x, y) relative to the output centre; source position relative to the input centre,
+    // then shifted to pixel-index units.
+    const double ocx = 0.5 * static_cast<double>(plan.out.width), ocy = 0.5 * static_cast<double>(plan.out.height);
+    const double icx = 0.5 * static_cast<double>(plan.in.width) - 0.5;
+    const double icy = 0.5 * static_cast<double>(plan.in.height) - 0.5;
+    auto map = [&](int64_t x, int64_t y) {
+      const double px = static_cast<double>(x) + 0.5 - ocx, py = static_cast<double>(y) + 0.5 - ocy;
+      return std::pair{c[0] * px + c[1] * py + c[2] + icx, c[3] * px + c[4] * py + c[5] + icy};
+    };
+    warp_image(src, plan.in, plan.in_strides, dst, plan.out, plan.out_strides, plan.channels, map, plan.bilinear,
+               plan.fill);
+  } else {
+    auto map = [&](int64_t x, int64_t y) {
+      const double px = static_cast<double>(x) + 0.5, py = static_cast<double>(y) + 0.5;
+      const double d = c[6] * px + c[7] * py + 1.0;
+      return std::pair{(c[0] * px + c[1] * py + c[2]) / d - 0.5, (c[3] * px + c[4] * py + c[5]) / d - 0.5};
+    };
+    warp_image(src, plan.in, plan.in_strides, dst, plan.out, plan.out_strides, plan.channels, map, plan.bilinear,
+               plan.fill);
   }
-  check_image(image, layout, op, {DType::kUInt8, DType::kFloat32});
-  if (image.dtype() == DType::kUInt8) return warp_typed<uint8_t>(image, layout, out, map, opt);
-  return warp_typed<float>(image, layout, out, map, opt);
 }
 
 }  // namespace
 
-Tensor warp_affine(const Tensor& image, Layout layout, const AffineMatrix& m, Size out, const WarpOptions& opt,
-                   const char* op) {
-  const Size in = image_size(image, layout);
-  // Output pixel (x, y) relative to the output centre; source position relative to the input centre,
-  // then shifted to pixel-index units.
-  const double ocx = 0.5 * static_cast<double>(out.width), ocy = 0.5 * static_cast<double>(out.height);
-  const double icx = 0.5 * static_cast<double>(in.width) - 0.5, icy = 0.5 * static_cast<double>(in.height) - 0.5;
-  auto map = [&](int64_t x, int64_t y) {
-    const double px = static_cast<double>(x) + 0.5 - ocx, py = static_cast<double>(y) + 0.5 - ocy;
-    return std::pair{m[0] * px + m[1] * py + m[2] + icx, m[3] * px + m[4] * py + m[5] + icy};
-  };
-  return warp(image, layout, out, map, opt, op);
-}
-
-Tensor warp_perspective(const Tensor& image, Layout layout, const std::array<double, 8>& c, const WarpOptions& opt,
-                        const char* op) {
-  const Size in = image_size(image, layout);
-  auto map = [&](int64_t x, int64_t y) {
-    const double px = static_cast<double>(x) + 0.5, py = static_cast<double>(y) + 0.5;
-    const double d = c[6] * px + c[7] * py + 1.0;
-    return std::pair{(c[0] * px + c[1] * py + c[2]) / d - 0.5, (c[3] * px + c[4] * py + c[5]) / d - 0.5};
-  };
-  return warp(image, layout, in, map, opt, op);
-}
+void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) { warp(src, dst, plan); }
+void warp_f32(const float* src, float* dst, const WarpPlan& plan) { warp(src, dst, plan); }
 
 }  // namespace loom::transforms::detail
