@@ -14,7 +14,7 @@ sources=(
   transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc vision/src/deinterleave_hwy.cc
   transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/vision/deinterleave_test.cc
-  tests/transforms/color_hwy_test.cc
+  tests/transforms/color_hwy_test.cc tests/transforms/noise_hwy_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"
 aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto \
