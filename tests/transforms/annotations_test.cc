@@ -1,5 +1,7 @@
 // Box formats and validation (annotations.cc): format names, known conversions, round trips within
 // each family, rotated boxes at 0/90/30 degrees, row selection, and bad inputs of every annotation op.
+#include "loom/transforms/annotations.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "box_test_util.h"
-#include "loom/transforms/annotations.h"
 
 namespace loom::transforms {
 namespace {
@@ -119,7 +120,6 @@ TEST(BoxFormat, StructFormKeepsCanvasAndDtype) {
   expect_row_near(boxes.data, 0, {1, 2, 3, 4});  // the input is not modified
 }
 
-
 TEST(Annotations, SelectRows) {
   const Tensor boxes = make({{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}, DType::kFloat32);
   const Tensor picked = select_rows(boxes, {2, 0, 2});
@@ -136,7 +136,6 @@ TEST(Annotations, SelectRows) {
   expect_invalid([&] { select_rows(boxes, {3}); }, "out of range");
   expect_invalid([&] { select_rows(boxes, {-1}); });
 }
-
 
 // ---------------------------------------------------------------------------------------------------
 // Bad inputs

@@ -16,7 +16,8 @@
 namespace loom::transforms::test_util {
 
 inline constexpr std::array<BoxFormat, 3> kAxisFormats = {BoxFormat::kXYXY, BoxFormat::kXYWH, BoxFormat::kCXCYWH};
-inline constexpr std::array<BoxFormat, 3> kRotatedFormats = {BoxFormat::kXYWHR, BoxFormat::kCXCYWHR, BoxFormat::kXYXYXYXY};
+inline constexpr std::array<BoxFormat, 3> kRotatedFormats = {BoxFormat::kXYWHR, BoxFormat::kCXCYWHR,
+                                                             BoxFormat::kXYXYXYXY};
 
 inline Tensor make(const std::vector<std::vector<double>>& rows, DType dtype = DType::kFloat64) {
   return rows_tensor(rows, dtype);

@@ -1,6 +1,8 @@
 // The color transform objects (color/color_transforms.cc, and GaussianNoise in
 // noise/noise_transforms.cc): ColorJitter draws its factors and order as torchvision does, and the
 // blur, grayscale, normalize, noise and dtype objects equal their functional ops.
+#include "loom/transforms/color_transforms.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <random>
 
 #include "loom/transforms/color.h"
-#include "loom/transforms/color_transforms.h"
 #include "loom/transforms/noise.h"
 
 namespace loom::transforms {
@@ -58,8 +59,12 @@ bool same_shape(const Tensor& a, const Tensor& b) {
   return std::equal(a.shape().begin(), a.shape().end(), b.shape().begin(), b.shape().end());
 }
 
-Tensor hwc(const Tensor& chw) { return chw.permute({1, 2, 0}).contiguous(); }
-Tensor chw(const Tensor& hwc_tensor) { return hwc_tensor.permute({2, 0, 1}).contiguous(); }
+Tensor hwc(const Tensor& chw) {
+  return chw.permute({1, 2, 0}).contiguous();
+}
+Tensor chw(const Tensor& hwc_tensor) {
+  return hwc_tensor.permute({2, 0, 1}).contiguous();
+}
 
 TEST(ColorTransforms, ColorJitterDrawsAsTorchvision) {
   const Tensor image = random_image(3, 16, 20, DType::kUInt8, 11);

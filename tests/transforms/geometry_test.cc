@@ -26,6 +26,8 @@
 //    the 3 x 3 square. 1.5 px holds for both conventions over the ops below; a wrong map is off by more.
 // Every op runs on CHW and HWC, uint8 and float32, and with boxes in every format (the flips, crops and
 // resizes have per-format code). The random transforms run with several seeds.
+#include "loom/transforms/geometry.h"
+
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -38,7 +40,6 @@
 #include <vector>
 
 #include "loom/transforms/annotations.h"
-#include "loom/transforms/geometry.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/random.h"
 #include "loom/transforms/transform.h"
@@ -69,14 +70,9 @@ Quad corners(const RotatedSpec& r) {
   const double a = r.angle * M_PI / 180.0;
   const double ux = std::cos(a), uy = -std::sin(a), vx = std::sin(a), vy = std::cos(a);
   const double x1 = r.cx - 0.5 * r.w * ux - 0.5 * r.h * vx, y1 = r.cy - 0.5 * r.w * uy - 0.5 * r.h * vy;
-  return {x1,
-          y1,
-          x1 + r.w * ux,
-          y1 + r.w * uy,
-          x1 + r.w * ux + r.h * vx,
-          y1 + r.w * uy + r.h * vy,
-          x1 + r.h * vx,
-          y1 + r.h * vy};
+  return {
+      x1,           y1, x1 + r.w * ux, y1 + r.w * uy, x1 + r.w * ux + r.h * vx, y1 + r.w * uy + r.h * vy, x1 + r.h * vx,
+      y1 + r.h * vy};
 }
 
 double polygon_area(const Quad& q) {
@@ -110,11 +106,16 @@ double outside_distance(const Quad& q, double x, double y) {
 }
 
 double value_at(const Tensor& t, int64_t i) {
-  return t.dtype() == DType::kFloat32 ? static_cast<double>(t.data<float>()[i]) : static_cast<double>(t.data<uint8_t>()[i]);
+  return t.dtype() == DType::kFloat32 ? static_cast<double>(t.data<float>()[i])
+                                      : static_cast<double>(t.data<uint8_t>()[i]);
 }
 
-Tensor make_rows(const std::vector<std::vector<double>>& rows, DType dtype) { return test_util::rows_tensor(rows, dtype); }
-std::vector<double> doubles(const Tensor& t) { return test_util::tensor_doubles(t); }
+Tensor make_rows(const std::vector<std::vector<double>>& rows, DType dtype) {
+  return test_util::rows_tensor(rows, dtype);
+}
+std::vector<double> doubles(const Tensor& t) {
+  return test_util::tensor_doubles(t);
+}
 
 // The marked image, 3 x kH x kW (CHW) or kH x kW x 3 (HWC), uint8 or float32 (same values).
 Tensor marked_image(Layout layout, DType dtype) {
@@ -125,7 +126,8 @@ Tensor marked_image(Layout layout, DType dtype) {
   for (size_t i = 0; i < kAxisBoxes.size(); ++i) {
     const auto& b = kAxisBoxes[i];
     for (int64_t y = static_cast<int64_t>(b[1]); y < static_cast<int64_t>(b[3]); ++y) {
-      for (int64_t x = static_cast<int64_t>(b[0]); x < static_cast<int64_t>(b[2]); ++x) set(0, y, x, static_cast<int>(i));
+      for (int64_t x = static_cast<int64_t>(b[0]); x < static_cast<int64_t>(b[2]); ++x)
+        set(0, y, x, static_cast<int>(i));
     }
   }
   for (size_t i = 0; i < kRotated.size(); ++i) {
@@ -164,7 +166,9 @@ struct Mark {
   std::vector<std::array<int64_t, 2>> pixels;  // x, y
   int64_t min_x = INT64_MAX, min_y = INT64_MAX, max_x = -1, max_y = -1;
   bool empty() const { return pixels.empty(); }
-  bool touches_border(Size s) const { return min_x == 0 || min_y == 0 || max_x == s.width - 1 || max_y == s.height - 1; }
+  bool touches_border(Size s) const {
+    return min_x == 0 || min_y == 0 || max_x == s.width - 1 || max_y == s.height - 1;
+  }
 };
 
 Mark find_mark(const Tensor& image, Layout layout, int channel, int bit) {
@@ -192,7 +196,7 @@ Mark find_mark(const Tensor& image, Layout layout, int channel, int bit) {
 struct Op {
   std::string name;
   std::function<Sample(const Sample&, Rng&)> run;
-  bool keeps_axes = false;       // flips, crops, pads, resizes: marks and boxes are cut identically
+  bool keeps_axes = false;         // flips, crops, pads, resizes: marks and boxes are cut identically
   double rotated_tolerance = 1.0;  // how far marked pixel centres may lie outside a rotated box
   int seeds = 1;
 };
@@ -233,17 +237,36 @@ std::vector<Op> ops() {
       {"vflip", fixed([](const Sample& s) { return vertical_flip(s); }), true},
       {"crop_inside", fixed([](const Sample& s) { return crop(s, 5, 7, 40, 60); }), true},
       {"crop_partly_outside", fixed([](const Sample& s) { return crop(s, -6, 30, 50, 70); }), true},
-      {"center_crop_smaller", fixed([](const Sample& s) { return center_crop(s, {40, 51}); }), true},
-      {"center_crop_larger", fixed([](const Sample& s) { return center_crop(s, {70, 96}); }), true},
-      {"pad", fixed([](const Sample& s) { return pad(s, {3, 7, 5, 2}); }), true},
+      {"center_crop_smaller", fixed([](const Sample& s) {
+         return center_crop(s, {40, 51});
+       }),
+       true},
+      {"center_crop_larger", fixed([](const Sample& s) {
+         return center_crop(s, {70, 96});
+       }),
+       true},
+      {"pad", fixed([](const Sample& s) {
+         return pad(s, {3, 7, 5, 2});
+       }),
+       true},
       // torch's "nearest" reads source pixel floor(x * in / out): a marked output pixel centre lies up
       // to a source pixel (the scale factor, ~1.6 output px here) from the source centre inside the box.
-      {"resize_up", fixed([=](const Sample& s) { return resize(s, {97, 130}, nearest_resize); }), true, 1.7},
-      {"resize_down", fixed([=](const Sample& s) { return resize(s, {45, 57}, nearest_resize); }), true},
+      {"resize_up", fixed([=](const Sample& s) {
+         return resize(s, {97, 130}, nearest_resize);
+       }),
+       true, 1.7},
+      {"resize_down", fixed([=](const Sample& s) {
+         return resize(s, {45, 57}, nearest_resize);
+       }),
+       true},
       // Unequal x and y scales make a rotated box a parallelogram, re-fitted with a rectangle.
-      {"resize_nearest_exact", fixed([](const Sample& s) { return resize(s, {50, 101}, {Interpolation::kNearestExact}); }),
+      {"resize_nearest_exact", fixed([](const Sample& s) {
+         return resize(s, {50, 101}, {Interpolation::kNearestExact});
+       }),
        true, 2.0},
-      {"resized_crop", fixed([=](const Sample& s) { return resized_crop(s, 10, 20, 40, 50, {60, 70}, nearest_resize); }),
+      {"resized_crop", fixed([=](const Sample& s) {
+         return resized_crop(s, 10, 20, 40, 50, {60, 70}, nearest_resize);
+       }),
        true},
       {"rotate30", fixed([=](const Sample& s) { return rotate(s, 30, rot_nearest); })},
       {"rotate_minus40_expand", fixed([=](const Sample& s) { return rotate(s, -40, rot_expand); })},
@@ -255,21 +278,28 @@ std::vector<Op> ops() {
        })},
       {"rotate90_expand", fixed([=](const Sample& s) { return rotate(s, 90, rot_expand); })},
       {"rotate180", fixed([=](const Sample& s) { return rotate(s, 180, rot_nearest); })},
-      {"affine_translate_scale", fixed([=](const Sample& s) { return affine(s, {-10, {-6, 5}, 1.2, {}, {}}, nearest); })},
+      {"affine_translate_scale", fixed([=](const Sample& s) {
+         return affine(s, {-10, {-6, 5}, 1.2, {}, {}}, nearest);
+       })},
       // Shear makes a rotated box a parallelogram, re-fitted by torchvision's rule keeping its longest
       // diagonal: its other corners move by up to ~side * tan(shear) / 2.
-      {"affine_shear", fixed([=](const Sample& s) { return affine(s, {20, {4, -3}, 0.9, {10, 5}, {}}, nearest); }), false,
-       2.5},
-      {"affine_center", fixed([=](const Sample& s) { return affine(s, {15, {2, 1}, 1.1, {}, Point{20, 15}}, nearest); })},
+      {"affine_shear", fixed([=](const Sample& s) {
+         return affine(s, {20, {4, -3}, 0.9, {10, 5}, {}}, nearest);
+       }),
+       false, 2.5},
+      {"affine_center", fixed([=](const Sample& s) {
+         return affine(s, {15, {2, 1}, 1.1, {}, Point{20, 15}}, nearest);
+       })},
       {"perspective", fixed([=](const Sample& s) { return perspective(s, start, end, nearest); }), false, 2.0},
       {"RandomHorizontalFlip", random_op<RandomHorizontalFlip>(0.5), true, 1.0, 4},
       {"RandomVerticalFlip", random_op<RandomVerticalFlip>(0.5), true, 1.0, 4},
-      {"RandomResizedCrop", random_op<RandomResizedCrop>(Size{48, 64}, Range{0.3, 1.0}, Range{3.0 / 4, 4.0 / 3}, nearest_resize),
-       true, 2.0, 4},
-      {"RandomCrop_padding", random_op<RandomCrop>(Size{40, 50}, Padding{4, 4, 4, 4}, false, PadMode::kConstant, Fill{}), true,
-       1.0, 4},
-      {"RandomCrop_pad_if_needed", random_op<RandomCrop>(Size{70, 90}, std::nullopt, true, PadMode::kConstant, Fill{}), true,
-       1.0, 3},
+      {"RandomResizedCrop",
+       random_op<RandomResizedCrop>(Size{48, 64}, Range{0.3, 1.0}, Range{3.0 / 4, 4.0 / 3}, nearest_resize), true, 2.0,
+       4},
+      {"RandomCrop_padding",
+       random_op<RandomCrop>(Size{40, 50}, Padding{4, 4, 4, 4}, false, PadMode::kConstant, Fill{}), true, 1.0, 4},
+      {"RandomCrop_pad_if_needed", random_op<RandomCrop>(Size{70, 90}, std::nullopt, true, PadMode::kConstant, Fill{}),
+       true, 1.0, 3},
       {"Resize_shorter", random_op<Resize>(Size{40, 0}, nearest_resize), true},
       {"CenterCrop", random_op<CenterCrop>(Size{50, 70}), true},
       {"Pad", random_op<Pad>(Padding{6, 0, 2, 9}, PadMode::kConstant, Fill{}), true},
@@ -277,9 +307,10 @@ std::vector<Op> ops() {
       {"RandomRotation_expand", random_op<RandomRotation>(Range{-30, 30}, rot_expand), false, 1.0, 4},
       {"RandomAffine", random_op<RandomAffine>(affine_params, nearest), false, 2.0, 4},
       {"RandomPerspective", random_op<RandomPerspective>(0.3, 1.0, nearest), false, 2.0, 4},
-      {"Compose", random_op<Compose>(std::vector<TransformPtr>{
-                      std::make_shared<RandomHorizontalFlip>(0.5), std::make_shared<RandomRotation>(Range{-20, 20}, rot_nearest),
-                      std::make_shared<RandomResizedCrop>(Size{50, 50}, Range{0.5, 1.0}, Range{0.75, 1.33}, nearest_resize)}),
+      {"Compose",
+       random_op<Compose>(std::vector<TransformPtr>{
+           std::make_shared<RandomHorizontalFlip>(0.5), std::make_shared<RandomRotation>(Range{-20, 20}, rot_nearest),
+           std::make_shared<RandomResizedCrop>(Size{50, 50}, Range{0.5, 1.0}, Range{0.75, 1.33}, nearest_resize)}),
        false, 1.5, 4},
   };
 }
@@ -348,11 +379,13 @@ void check_rotated_boxes(const Sample& out, const Op& op, const std::string& wha
     for (const auto& [x, y] : m.pixels) worst = std::max(worst, outside_distance(q, x + 0.5, y + 0.5));
     EXPECT_LE(worst, op.rotated_tolerance) << where << ": a marked pixel centre lies outside the box";
     bool on_canvas = true;
-    for (int c = 0; c < 8; c += 2) on_canvas &= q[c] > -1e-3 && q[c] < w + 1e-3 && q[c + 1] > -1e-3 && q[c + 1] < h + 1e-3;
+    for (int c = 0; c < 8; c += 2)
+      on_canvas &= q[c] > -1e-3 && q[c] < w + 1e-3 && q[c + 1] > -1e-3 && q[c + 1] < h + 1e-3;
     const double count = static_cast<double>(m.pixels.size());
     // Perimeter-proportional slack: a pixel-centre rasterization is off by about half the boundary pixels.
     double perimeter = 0;
-    for (int c = 0; c < 4; ++c) perimeter += std::hypot(q[(2 * c + 2) % 8] - q[2 * c], q[(2 * c + 3) % 8] - q[2 * c + 1]);
+    for (int c = 0; c < 4; ++c)
+      perimeter += std::hypot(q[(2 * c + 2) % 8] - q[2 * c], q[(2 * c + 3) % 8] - q[2 * c + 1]);
     const double slack = 0.05 * area + 0.25 * perimeter * op.rotated_tolerance;
     if (on_canvas && !m.touches_border(size)) {
       EXPECT_NEAR(area, count, slack) << where << ": box area vs marked pixels";
@@ -374,7 +407,8 @@ void check_keypoints(const Sample& out, const std::string& what) {
     const Mark m = find_mark(out.image, out.layout, 2, static_cast<int>(i));
     if (m.empty()) {
       // Gone with its mark: the keypoint is outside the image, or at most the mark's reach inside.
-      EXPECT_TRUE(x < 1.5 || y < 1.5 || x > static_cast<double>(size.width) - 2.5 || y > static_cast<double>(size.height) - 2.5)
+      EXPECT_TRUE(x < 1.5 || y < 1.5 || x > static_cast<double>(size.width) - 2.5 ||
+                  y > static_cast<double>(size.height) - 2.5)
           << where << " at " << x << ", " << y << " but its mark left the image";
       continue;
     }
@@ -383,7 +417,8 @@ void check_keypoints(const Sample& out, const std::string& what) {
     cx /= static_cast<double>(m.pixels.size()), cy /= static_cast<double>(m.pixels.size());
     // A mark cut by the border has its centroid pulled inside by up to a (scaled) pixel.
     const double tol = m.touches_border(size) ? 2.5 : 1.5;
-    EXPECT_LE(std::hypot(x - cx, y - cy), tol) << where << " at " << x << ", " << y << ", mark centroid " << cx << ", " << cy;
+    EXPECT_LE(std::hypot(x - cx, y - cy), tol)
+        << where << " at " << x << ", " << y << ", mark centroid " << cx << ", " << cy;
   }
 }
 
@@ -406,7 +441,7 @@ void run_all_ops(const Config cfg) {
     BoxFormat format;
     bool rotated;
   };
-  const Boxes formats[] = {{BoxFormat::kXYXY, false},    {BoxFormat::kXYWH, false},    {BoxFormat::kCXCYWH, false},
+  const Boxes formats[] = {{BoxFormat::kXYXY, false},    {BoxFormat::kXYWH, false}, {BoxFormat::kCXCYWH, false},
                            {BoxFormat::kXYXYXYXY, true}, {BoxFormat::kXYWHR, true}, {BoxFormat::kCXCYWHR, true}};
   int dtype_toggle = 0;
   for (const Op& op : ops()) {
@@ -419,8 +454,8 @@ void run_all_ops(const Config cfg) {
           for (const RotatedSpec& r : kRotated) rows.push_back(rotated_values(r, f.format));
         } else {
           for (const auto& b : kAxisBoxes) {
-            rows.push_back(doubles(convert_box_format(make_rows({{b[0], b[1], b[2], b[3]}}, DType::kFloat64), BoxFormat::kXYXY,
-                                                      f.format)));
+            rows.push_back(doubles(convert_box_format(make_rows({{b[0], b[1], b[2], b[3]}}, DType::kFloat64),
+                                                      BoxFormat::kXYXY, f.format)));
           }
         }
         Sample s;
@@ -465,8 +500,8 @@ TEST(GeometryMarksSelfCheck, MisplacedAnnotationsFail) {
   const Op op{"self", fixed([](const Sample& x) { return x; }), true};
   testing::TestPartResultArray failures;
   {
-    testing::ScopedFakeTestPartResultReporter reporter(testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD,
-                                                       &failures);
+    testing::ScopedFakeTestPartResultReporter reporter(
+        testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
     check_axis_boxes(s, op, "misplaced");
     check_keypoints(s, "misplaced");
   }
@@ -483,17 +518,25 @@ TEST(GeometryMarksSelfCheck, MisplacedAnnotationsFail) {
   r.boxes = BoundingBoxes{make_rows(quads, DType::kFloat64), BoxFormat::kXYXYXYXY, {kH, kW}, Clamping::kSoft};
   testing::TestPartResultArray rotated_failures;
   {
-    testing::ScopedFakeTestPartResultReporter reporter(testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD,
-                                                       &rotated_failures);
+    testing::ScopedFakeTestPartResultReporter reporter(
+        testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &rotated_failures);
     check_rotated_boxes(r, op, "shifted");
   }
   EXPECT_GE(rotated_failures.size(), static_cast<int>(kRotated.size()) - 1);
 }
 
-TEST(GeometryMarks, ChwUint8) { run_all_ops({Layout::kCHW, DType::kUInt8}); }
-TEST(GeometryMarks, HwcUint8) { run_all_ops({Layout::kHWC, DType::kUInt8}); }
-TEST(GeometryMarks, ChwFloat32) { run_all_ops({Layout::kCHW, DType::kFloat32}); }
-TEST(GeometryMarks, HwcFloat32) { run_all_ops({Layout::kHWC, DType::kFloat32}); }
+TEST(GeometryMarks, ChwUint8) {
+  run_all_ops({Layout::kCHW, DType::kUInt8});
+}
+TEST(GeometryMarks, HwcUint8) {
+  run_all_ops({Layout::kHWC, DType::kUInt8});
+}
+TEST(GeometryMarks, ChwFloat32) {
+  run_all_ops({Layout::kCHW, DType::kFloat32});
+}
+TEST(GeometryMarks, HwcFloat32) {
+  run_all_ops({Layout::kHWC, DType::kFloat32});
+}
 
 }  // namespace
 }  // namespace loom::transforms

@@ -5,6 +5,8 @@
 //  - SanitizeBoundingBoxes dropping degenerate boxes with their label rows;
 //  - constructor validation and the geometry ops' input errors (Error(kInvalidInput), and
 //    Error(kUnsupported) for a dtype a warp does not take).
+#include "loom/transforms/geometry_transforms.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,7 +22,6 @@
 #include "loom/codec/error.h"
 #include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry.h"
-#include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/random.h"
 #include "loom/transforms/transform.h"
 #include "tensor_rows.h"
@@ -35,8 +36,12 @@ using test_util::filled;
 using test_util::random_image;
 constexpr ErrorCode kInvalid = ErrorCode::kInvalidInput;
 
-Tensor rows_f64(const std::vector<std::vector<double>>& rows) { return test_util::rows_tensor(rows); }
-std::vector<double> values(const Tensor& t) { return test_util::tensor_doubles(t); }
+Tensor rows_f64(const std::vector<std::vector<double>>& rows) {
+  return test_util::rows_tensor(rows);
+}
+std::vector<double> values(const Tensor& t) {
+  return test_util::tensor_doubles(t);
+}
 
 // ---------------------------------------------------------------------------------------------
 // RandomResizedCrop
@@ -189,9 +194,21 @@ TEST(PipelineRandomCrop, CropLargerThanThePaddedImageIsAnError) {
   Rng rng(1);
   Sample s;
   s.image = filled(3, 20, 30, 1);
-  EXPECT_EQ(error_code_of([&] { Sample c = s; RandomCrop({21, 30}).apply(c, rng); }), kInvalid);
-  EXPECT_EQ(error_code_of([&] { Sample c = s; RandomCrop({20, 31}).apply(c, rng); }), kInvalid);
-  EXPECT_EQ(error_code_of([&] { Sample c = s; RandomCrop({30, 30}, Padding{0, 4, 0, 5}).apply(c, rng); }), kInvalid);
+  EXPECT_EQ(error_code_of([&] {
+              Sample c = s;
+              RandomCrop({21, 30}).apply(c, rng);
+            }),
+            kInvalid);
+  EXPECT_EQ(error_code_of([&] {
+              Sample c = s;
+              RandomCrop({20, 31}).apply(c, rng);
+            }),
+            kInvalid);
+  EXPECT_EQ(error_code_of([&] {
+              Sample c = s;
+              RandomCrop({30, 30}, Padding{0, 4, 0, 5}).apply(c, rng);
+            }),
+            kInvalid);
   Sample ok = s;
   RandomCrop({29, 30}, Padding{0, 4, 0, 5}).apply(ok, rng);
   EXPECT_EQ(image_size(ok), (Size{29, 30}));
@@ -288,13 +305,15 @@ TEST(PipelineRandomPerspective, ProbabilityZeroIsIdentityAndOneAlwaysWarps) {
 TEST(PipelineSanitize, DropsDegenerateBoxesWithTheirLabels) {
   Sample s;
   s.image = filled(3, 16, 16, 0);
-  s.boxes = BoundingBoxes{rows_f64({{0, 0, 10, 10},       // kept
-                                    {5, 5, 5, 9},         // zero width
-                                    {3, 3, 3.5, 8},       // narrower than min_size 1
-                                    {2, 2, 14, 2.5},      // lower than min_size 1
-                                    {8, 8, 20, 12},       // leaves the canvas (clamping kNone keeps it outside)
-                                    {1, 1, 16, 16}}),     // kept: touches the far edges
-                          BoxFormat::kXYXY, {16, 16}, Clamping::kNone};
+  s.boxes = BoundingBoxes{rows_f64({{0, 0, 10, 10},    // kept
+                                    {5, 5, 5, 9},      // zero width
+                                    {3, 3, 3.5, 8},    // narrower than min_size 1
+                                    {2, 2, 14, 2.5},   // lower than min_size 1
+                                    {8, 8, 20, 12},    // leaves the canvas (clamping kNone keeps it outside)
+                                    {1, 1, 16, 16}}),  // kept: touches the far edges
+                          BoxFormat::kXYXY,
+                          {16, 16},
+                          Clamping::kNone};
   Tensor labels = Tensor::empty({6, 2}, DType::kInt64);
   for (int64_t i = 0; i < 6; ++i) labels.data<int64_t>()[2 * i] = i, labels.data<int64_t>()[2 * i + 1] = 100 + i;
   s.labels = labels;
@@ -319,14 +338,18 @@ TEST(PipelineSanitize, DropsDegenerateBoxesWithTheirLabels) {
             (std::vector<int64_t>{0, 20, 30, 50}));
   // Labels that do not match the boxes are an error.
   s.labels = Tensor::empty({5}, DType::kInt64);
-  EXPECT_EQ(error_code_of([&] { Sample c = s; SanitizeBoundingBoxes().apply(c, rng); }), kInvalid);
+  EXPECT_EQ(error_code_of([&] {
+              Sample c = s;
+              SanitizeBoundingBoxes().apply(c, rng);
+            }),
+            kInvalid);
 }
 
 TEST(PipelineSanitize, BoxesCroppedAwayAreDroppedAfterAPipeline) {
   Sample s;
   s.image = filled(3, 40, 40, 0);
-  s.boxes = BoundingBoxes{rows_f64({{2, 2, 8, 8}, {20, 20, 30, 30}, {35, 1, 39, 39}}), BoxFormat::kXYXY, {40, 40},
-                          Clamping::kSoft};
+  s.boxes = BoundingBoxes{
+      rows_f64({{2, 2, 8, 8}, {20, 20, 30, 30}, {35, 1, 39, 39}}), BoxFormat::kXYXY, {40, 40}, Clamping::kSoft};
   Tensor labels = Tensor::empty({3}, DType::kInt64);
   for (int64_t i = 0; i < 3; ++i) labels.data<int64_t>()[i] = 7 + i;
   s.labels = labels;
@@ -394,12 +417,27 @@ TEST(PipelineValidation, GeometryOpsRejectBadInputs) {
       {"hflip", [](const Sample& s) { return horizontal_flip(s); }},
       {"vflip", [](const Sample& s) { return vertical_flip(s); }},
       {"crop", [](const Sample& s) { return crop(s, 1, 1, 5, 5); }},
-      {"center_crop", [](const Sample& s) { return center_crop(s, {6, 6}); }},
-      {"pad", [](const Sample& s) { return pad(s, {1, 1, 1, 1}); }},
-      {"resize", [](const Sample& s) { return resize(s, {6, 8}); }},
-      {"resized_crop", [](const Sample& s) { return resized_crop(s, 0, 0, 6, 6, {3, 3}); }},
+      {"center_crop",
+       [](const Sample& s) {
+         return center_crop(s, {6, 6});
+       }},
+      {"pad",
+       [](const Sample& s) {
+         return pad(s, {1, 1, 1, 1});
+       }},
+      {"resize",
+       [](const Sample& s) {
+         return resize(s, {6, 8});
+       }},
+      {"resized_crop",
+       [](const Sample& s) {
+         return resized_crop(s, 0, 0, 6, 6, {3, 3});
+       }},
       {"rotate", [](const Sample& s) { return rotate(s, 10); }},
-      {"affine", [](const Sample& s) { return affine(s, {5, {}, 1.0, {}, {}}); }},
+      {"affine",
+       [](const Sample& s) {
+         return affine(s, {5, {}, 1.0, {}, {}});
+       }},
       {"perspective", [&](const Sample& s) { return perspective(s, start, end); }},
   };
   for (const auto& [name, op] : ops) {
@@ -447,4 +485,3 @@ TEST(PipelineValidation, GeometryOpsRejectBadInputs) {
 
 }  // namespace
 }  // namespace loom::transforms
-

@@ -66,7 +66,9 @@ TEST(ImageCheck, CodesAndMessagesInCheckOrder) {
   e = error_of([&] { check_image(Tensor::zeros({5, 4, 4}, DType::kUInt8), Layout::kCHW, "op", u8_f32, {1, 3}); });
   EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
   EXPECT_EQ(e.message(), "expected 1 or 3 channels, got 5");
-  e = error_of([&] { check_image(Tensor::zeros({4, 4, 0}, DType::kFloat32), Layout::kHWC, "op", {}, Channels::at_least(1)); });
+  e = error_of([&] {
+    check_image(Tensor::zeros({4, 4, 0}, DType::kFloat32), Layout::kHWC, "op", {}, Channels::at_least(1));
+  });
   EXPECT_EQ(e.message(), "expected at least 1 channels, got 0");
   EXPECT_EQ(std::string(e.what()), "op: expected at least 1 channels, got 0");
 }
@@ -97,19 +99,36 @@ TEST(ImageCheck, EveryFamilyReportsABadImageAlike) {
   };
   auto sample = [](const Tensor& t) { return Sample{t, Layout::kCHW, {}, {}, {}}; };
   const std::vector<Op> ops = {
-      {"resize", [](const Tensor& t) { resize(t, {2, 2}); }},
+      {"resize",
+       [](const Tensor& t) {
+         resize(t, {2, 2});
+       }},
       {"normalize", [](const Tensor& t) { normalize(t, {0.5f}, {0.5f}); }},
       {"to_dtype", [](const Tensor& t) { to_dtype(t, DType::kFloat32); }},
       {"rgb_to_grayscale", [](const Tensor& t) { rgb_to_grayscale(t); }},
       {"adjust_hue", [](const Tensor& t) { adjust_hue(t, 0.1); }},
-      {"gaussian_blur", [](const Tensor& t) { gaussian_blur(t, {3, 3}, {1.0, 1.0}); }},
+      {"gaussian_blur",
+       [](const Tensor& t) {
+         gaussian_blur(t, {3, 3}, {1.0, 1.0});
+       }},
       {"gaussian_noise", [&](const Tensor& t) { gaussian_noise(t, rng); }},
       {"horizontal_flip", [&](const Tensor& t) { horizontal_flip(sample(t)); }, true},
       {"crop", [&](const Tensor& t) { crop(sample(t), 0, 0, 2, 2); }, true},
-      {"center_crop", [&](const Tensor& t) { center_crop(sample(t), {2, 2}); }, true},
-      {"pad", [&](const Tensor& t) { pad(sample(t), {1, 1, 1, 1}); }, true},
+      {"center_crop",
+       [&](const Tensor& t) {
+         center_crop(sample(t), {2, 2});
+       },
+       true},
+      {"pad",
+       [&](const Tensor& t) {
+         pad(sample(t), {1, 1, 1, 1});
+       },
+       true},
       {"rotate", [&](const Tensor& t) { rotate(sample(t), 10.0); }},
-      {"affine", [&](const Tensor& t) { affine(sample(t), {5, {}, 1.0, {}, {}}); }},
+      {"affine",
+       [&](const Tensor& t) {
+         affine(sample(t), {5, {}, 1.0, {}, {}});
+       }},
   };
   for (const Op& op : ops) {
     Error e = error_of([&] { op.run(Tensor::zeros({4, 4}, DType::kUInt8)); });

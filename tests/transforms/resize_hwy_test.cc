@@ -14,10 +14,9 @@ namespace loom::transforms {
 namespace {
 
 // Pillow's antialiased filters, and torch's non-antialiased bicubic (a = -0.75, border weights folded).
-const std::vector<ResizeOptions> kFilters = {
-    {Interpolation::kBilinear, true, Layout::kHWC},
-    {Interpolation::kBicubic, true, Layout::kHWC},
-    {Interpolation::kBicubic, false, Layout::kHWC}};
+const std::vector<ResizeOptions> kFilters = {{Interpolation::kBilinear, true, Layout::kHWC},
+                                             {Interpolation::kBicubic, true, Layout::kHWC},
+                                             {Interpolation::kBicubic, false, Layout::kHWC}};
 
 TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   std::mt19937 rng(3);

@@ -4,6 +4,8 @@
 //  - "same seed, same output": a random geometric + color + noise pipeline over a batch of 16 samples
 //    with Rng(seed, i) gives byte-identical images and identical boxes on 1 thread and on 4 threads in
 //    any order; another seed gives other outputs.
+#include "loom/transforms/transform.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,7 +23,6 @@
 #include "loom/transforms/geometry.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/random.h"
-#include "loom/transforms/transform.h"
 #include "tensor_rows.h"
 #include "test_media.h"
 
@@ -33,8 +34,12 @@ using test_util::bytes;
 using test_util::random_image;
 constexpr ErrorCode kInvalid = ErrorCode::kInvalidInput;
 
-Tensor rows_f64(const std::vector<std::vector<double>>& rows) { return test_util::rows_tensor(rows); }
-std::vector<double> values(const Tensor& t) { return test_util::tensor_doubles(t); }
+Tensor rows_f64(const std::vector<std::vector<double>>& rows) {
+  return test_util::rows_tensor(rows);
+}
+std::vector<double> values(const Tensor& t) {
+  return test_util::tensor_doubles(t);
+}
 
 // Appends its id to a log shared by the test (apply() is const; the log lives outside the object).
 class Recorder final : public Transform {
@@ -48,7 +53,9 @@ class Recorder final : public Transform {
   std::vector<int>* log_;
 };
 
-TransformPtr rec(int id, std::vector<int>* log) { return std::make_shared<Recorder>(id, log); }
+TransformPtr rec(int id, std::vector<int>* log) {
+  return std::make_shared<Recorder>(id, log);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Composition
@@ -78,8 +85,8 @@ TEST(PipelineCompose, GeometricStepsEqualTheFunctionsInSequence) {
   Compose({std::make_shared<Pad>(Padding{1, 2, 3, 4}), std::make_shared<CenterCrop>(Size{25, 33}),
            std::make_shared<Resize>(Size{20, 0}, ResizeOptions{Interpolation::kNearest})})
       .apply(piped, rng);
-  const Sample manual =
-      resize(center_crop(pad(s, {1, 2, 3, 4}), {25, 33}), size_for_shorter_side({25, 33}, 20), {Interpolation::kNearest});
+  const Sample manual = resize(center_crop(pad(s, {1, 2, 3, 4}), {25, 33}), size_for_shorter_side({25, 33}, 20),
+                               {Interpolation::kNearest});
   EXPECT_EQ(bytes(piped.image), bytes(manual.image));
   EXPECT_EQ(values(piped.boxes->data), values(manual.boxes->data));
   EXPECT_EQ(piped.boxes->canvas, manual.boxes->canvas);
@@ -195,8 +202,10 @@ TEST(PipelineRandomOrder, AppliesEachOnceInEveryOrder) {
 Sample batch_sample(int i) {
   Sample s;
   s.image = random_image(3, 40, 48, Rng(99, static_cast<uint64_t>(i)));
-  s.boxes = BoundingBoxes{rows_f64({{2, 3, 20, 25}, {25, 10, 46, 38}, {5.0 + i, 20, 15.0 + i, 30}}), BoxFormat::kXYXY,
-                          {40, 48}, Clamping::kSoft};
+  s.boxes = BoundingBoxes{rows_f64({{2, 3, 20, 25}, {25, 10, 46, 38}, {5.0 + i, 20, 15.0 + i, 30}}),
+                          BoxFormat::kXYXY,
+                          {40, 48},
+                          Clamping::kSoft};
   s.keypoints = KeyPoints{rows_f64({{10, 10}, {30, 20}}), {40, 48}};
   return s;
 }
@@ -251,7 +260,8 @@ TEST(PipelineDeterminism, SameSeedSameOutputOnAnyThreadCount) {
         if (mode == 0) {
           for (int i = kBatch - 1 - t; i >= 0; i -= 4) parallel[i] = run_one(*pipeline, kSeed, i);
         } else {
-          for (int i = next++; i < kBatch; i = next++) parallel[kBatch - 1 - i] = run_one(*pipeline, kSeed, kBatch - 1 - i);
+          for (int i = next++; i < kBatch; i = next++)
+            parallel[kBatch - 1 - i] = run_one(*pipeline, kSeed, kBatch - 1 - i);
         }
       });
     }

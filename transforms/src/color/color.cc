@@ -1,6 +1,8 @@
 // Pixel-wise color operations (torchvision.transforms.v2.functional._color on tensors): grayscale,
 // brightness, contrast, saturation, hue and gamma. Each runs on planar (CHW) float32 values per pixel,
 // in torchvision's float32 operation order; uint8 converts back as torchvision does (clamp, truncate).
+#include "loom/transforms/color.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include "color/planar.h"
 #include "core/image_check.h"
 #include "loom/codec/error.h"
-#include "loom/transforms/color.h"
 
 namespace loom::transforms {
 
@@ -30,8 +31,12 @@ void check_non_negative(double v, const char* op, const char* what) {
 }
 
 // float -> uint8 after a float op: clamp to [0, 255] (NaN to 0), truncate.
-inline uint8_t to_u8(float v) { return static_cast<uint8_t>(std::min(v > 0.0f ? v : 0.0f, 255.0f)); }
-inline float clamp01(float v) { return std::min(v > 0.0f ? v : 0.0f, 1.0f); }
+inline uint8_t to_u8(float v) {
+  return static_cast<uint8_t>(std::min(v > 0.0f ? v : 0.0f, 255.0f));
+}
+inline float clamp01(float v) {
+  return std::min(v > 0.0f ? v : 0.0f, 1.0f);
+}
 
 template <typename T>
 inline float luma(T r, T g, T b) {
@@ -183,18 +188,19 @@ Tensor adjust_contrast(const Tensor& image, double factor, Layout layout) {
   check_non_negative(factor, op, "contrast factor");
   const Tensor planar = to_planar(image, layout);
   const int64_t hw = planar.size(1) * planar.size(2);
-  return from_planar(by_dtype(image, [&](auto tag) {
-                       using T = decltype(tag);
-                       const T* src = planar.data<T>();
-                       double sum = 0.0;
-                       if (c == 3) {
-                         for (float g : gray_plane(src, hw)) sum += g;
-                       } else {
-                         for (int64_t i = 0; i < hw; ++i) sum += static_cast<double>(src[i]);
-                       }
-                       const float mean = hw > 0 ? static_cast<float>(sum / static_cast<double>(hw)) : 0.0f;
-                       return blend<T>(planar, &mean, 0, factor);
-                     }),
+  return from_planar(by_dtype(image,
+                              [&](auto tag) {
+                                using T = decltype(tag);
+                                const T* src = planar.data<T>();
+                                double sum = 0.0;
+                                if (c == 3) {
+                                  for (float g : gray_plane(src, hw)) sum += g;
+                                } else {
+                                  for (int64_t i = 0; i < hw; ++i) sum += static_cast<double>(src[i]);
+                                }
+                                const float mean = hw > 0 ? static_cast<float>(sum / static_cast<double>(hw)) : 0.0f;
+                                return blend<T>(planar, &mean, 0, factor);
+                              }),
                      layout);
 }
 
@@ -205,11 +211,12 @@ Tensor adjust_saturation(const Tensor& image, double factor, Layout layout) {
   if (c == 1) return image.clone();
   const Tensor planar = to_planar(image, layout);
   const int64_t hw = planar.size(1) * planar.size(2);
-  return from_planar(by_dtype(image, [&](auto tag) {
-                       using T = decltype(tag);
-                       const std::vector<float> gray = gray_plane(planar.data<T>(), hw);
-                       return blend<T>(planar, gray.data(), 1, factor);
-                     }),
+  return from_planar(by_dtype(image,
+                              [&](auto tag) {
+                                using T = decltype(tag);
+                                const std::vector<float> gray = gray_plane(planar.data<T>(), hw);
+                                return blend<T>(planar, gray.data(), 1, factor);
+                              }),
                      layout);
 }
 

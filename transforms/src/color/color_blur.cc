@@ -65,8 +65,7 @@ void blur_plane(const float* in, float* out, int64_t h, int64_t w, const std::ve
 
 }  // namespace
 
-Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::array<double, 2> sigma,
-                     Layout layout) {
+Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::array<double, 2> sigma, Layout layout) {
   const char* op = "gaussian_blur";
   check_image(image, layout, op, {DType::kUInt8, DType::kFloat32});
   for (int k : kernel_size) {
@@ -77,7 +76,8 @@ Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::a
   }
   for (double s : sigma) {
     if (!(s > 0.0) || !std::isfinite(s)) {
-      throw Error(ErrorCode::kInvalidInput, op, fmt::format("sigma must be positive, got ({}, {})", sigma[0], sigma[1]));
+      throw Error(ErrorCode::kInvalidInput, op,
+                  fmt::format("sigma must be positive, got ({}, {})", sigma[0], sigma[1]));
     }
   }
   const Tensor planar = to_planar(image, layout);
@@ -92,7 +92,8 @@ Tensor gaussian_blur(const Tensor& image, std::array<int, 2> kernel_size, std::a
   const std::vector<float> ky = gaussian_kernel(kernel_size[1], sigma[1]);
   Tensor out = Tensor::empty(planar.shape(), planar.dtype());
   if (planar.dtype() == DType::kFloat32) {
-    for (int64_t ch = 0; ch < c; ++ch) blur_plane(planar.data<float>() + ch * hw, out.data<float>() + ch * hw, h, w, kx, ky);
+    for (int64_t ch = 0; ch < c; ++ch)
+      blur_plane(planar.data<float>() + ch * hw, out.data<float>() + ch * hw, h, w, kx, ky);
   } else {
     std::vector<float> in(static_cast<size_t>(hw)), res(static_cast<size_t>(hw));
     for (int64_t ch = 0; ch < c; ++ch) {

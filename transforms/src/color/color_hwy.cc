@@ -95,8 +95,12 @@ void NormalizeImpl(const T* HWY_RESTRICT src, float* HWY_RESTRICT dst, const Nor
   }
 }
 
-void NormalizeU8(const uint8_t* src, float* dst, const NormalizeJob& job) { NormalizeImpl(src, dst, job); }
-void NormalizeF32(const float* src, float* dst, const NormalizeJob& job) { NormalizeImpl(src, dst, job); }
+void NormalizeU8(const uint8_t* src, float* dst, const NormalizeJob& job) {
+  NormalizeImpl(src, dst, job);
+}
+void NormalizeF32(const float* src, float* dst, const NormalizeJob& job) {
+  NormalizeImpl(src, dst, job);
+}
 
 }  // namespace loom::transforms::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -129,8 +133,12 @@ void normalize_scalar(const T* src, float* dst, const NormalizeJob& job) {
 }
 }  // namespace
 
-void normalize_u8_scalar(const uint8_t* src, float* dst, const NormalizeJob& job) { normalize_scalar(src, dst, job); }
-void normalize_f32_scalar(const float* src, float* dst, const NormalizeJob& job) { normalize_scalar(src, dst, job); }
+void normalize_u8_scalar(const uint8_t* src, float* dst, const NormalizeJob& job) {
+  normalize_scalar(src, dst, job);
+}
+void normalize_f32_scalar(const float* src, float* dst, const NormalizeJob& job) {
+  normalize_scalar(src, dst, job);
+}
 
 }  // namespace loom::transforms
 #endif  // HWY_ONCE

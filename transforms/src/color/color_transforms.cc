@@ -19,7 +19,8 @@ std::string join(const std::vector<float>& v) {
 // torchvision's _check_input: b -> [max(0, 1 - b), 1 + b].
 std::array<double, 2> around_one(double b, const char* what) {
   if (!(b >= 0.0) || !std::isfinite(b)) {
-    throw Error(ErrorCode::kInvalidInput, "ColorJitter", fmt::format("{} must be a finite number >= 0, got {}", what, b));
+    throw Error(ErrorCode::kInvalidInput, "ColorJitter",
+                fmt::format("{} must be a finite number >= 0, got {}", what, b));
   }
   return {std::max(0.0, 1.0 - b), 1.0 + b};
 }
@@ -31,7 +32,9 @@ void check_range(std::array<double, 2> r, double lo, double hi, const char* what
   }
 }
 
-bool in_use(std::array<double, 2> r, double identity) { return !(r[0] == identity && r[1] == identity); }
+bool in_use(std::array<double, 2> r, double identity) {
+  return !(r[0] == identity && r[1] == identity);
+}
 
 }  // namespace
 
@@ -40,11 +43,16 @@ ToDtype::ToDtype(DType dtype, bool scale) : dtype_(dtype), scale_(scale) {
     throw Error(ErrorCode::kInvalidInput, "ToDtype", fmt::format("unsupported dtype {}", to_string(dtype)));
   }
 }
-void ToDtype::apply(Sample& sample, Rng&) const { sample.image = to_dtype(sample.image, dtype_, scale_, sample.layout); }
-std::string ToDtype::describe() const { return fmt::format("ToDtype(dtype={}, scale={})", to_string(dtype_), scale_); }
+void ToDtype::apply(Sample& sample, Rng&) const {
+  sample.image = to_dtype(sample.image, dtype_, scale_, sample.layout);
+}
+std::string ToDtype::describe() const {
+  return fmt::format("ToDtype(dtype={}, scale={})", to_string(dtype_), scale_);
+}
 
 Normalize::Normalize(std::vector<float> mean, std::vector<float> std) : mean_(std::move(mean)), std_(std::move(std)) {
-  if (mean_.empty() || std_.empty()) throw Error(ErrorCode::kInvalidInput, "Normalize", "mean and std must not be empty");
+  if (mean_.empty() || std_.empty())
+    throw Error(ErrorCode::kInvalidInput, "Normalize", "mean and std must not be empty");
   for (float s : std_) {
     if (s == 0.0f) throw Error(ErrorCode::kInvalidInput, "Normalize", "std must not contain 0");
   }
@@ -52,7 +60,9 @@ Normalize::Normalize(std::vector<float> mean, std::vector<float> std) : mean_(st
 void Normalize::apply(Sample& sample, Rng&) const {
   sample.image = normalize(sample.image, mean_, std_, {sample.layout, sample.layout});
 }
-std::string Normalize::describe() const { return fmt::format("Normalize(mean={}, std={})", join(mean_), join(std_)); }
+std::string Normalize::describe() const {
+  return fmt::format("Normalize(mean={}, std={})", join(mean_), join(std_));
+}
 
 Grayscale::Grayscale(int num_output_channels) : num_output_channels_(num_output_channels) {
   if (num_output_channels != 1 && num_output_channels != 3) {
@@ -63,17 +73,22 @@ Grayscale::Grayscale(int num_output_channels) : num_output_channels_(num_output_
 void Grayscale::apply(Sample& sample, Rng&) const {
   sample.image = rgb_to_grayscale(sample.image, num_output_channels_, sample.layout);
 }
-std::string Grayscale::describe() const { return fmt::format("Grayscale(num_output_channels={})", num_output_channels_); }
+std::string Grayscale::describe() const {
+  return fmt::format("Grayscale(num_output_channels={})", num_output_channels_);
+}
 
 RandomGrayscale::RandomGrayscale(double p) : p_(p) {
-  if (!(p >= 0.0 && p <= 1.0)) throw Error(ErrorCode::kInvalidInput, "RandomGrayscale", fmt::format("p must be in [0, 1], got {}", p));
+  if (!(p >= 0.0 && p <= 1.0))
+    throw Error(ErrorCode::kInvalidInput, "RandomGrayscale", fmt::format("p must be in [0, 1], got {}", p));
 }
 void RandomGrayscale::apply(Sample& sample, Rng& rng) const {
   if (!rng.bernoulli(p_)) return;
   const int64_t c = check_image(sample.image, sample.layout, "RandomGrayscale").channels;
   sample.image = rgb_to_grayscale(sample.image, static_cast<int>(c), sample.layout);
 }
-std::string RandomGrayscale::describe() const { return fmt::format("RandomGrayscale(p={})", p_); }
+std::string RandomGrayscale::describe() const {
+  return fmt::format("RandomGrayscale(p={})", p_);
+}
 
 ColorJitter::ColorJitter(double brightness, double contrast, double saturation, double hue) {
   ranges_.brightness = around_one(brightness, "brightness");
@@ -125,7 +140,8 @@ GaussianBlur::GaussianBlur(std::array<int, 2> kernel_size, std::array<double, 2>
     : kernel_size_(kernel_size), sigma_(sigma) {
   for (int k : kernel_size) {
     if (k <= 0 || k % 2 == 0) {
-      throw Error(ErrorCode::kInvalidInput, "GaussianBlur", fmt::format("kernel sizes must be odd and positive, got {}", k));
+      throw Error(ErrorCode::kInvalidInput, "GaussianBlur",
+                  fmt::format("kernel sizes must be odd and positive, got {}", k));
     }
   }
   if (!(sigma[0] > 0.0 && sigma[0] <= sigma[1] && std::isfinite(sigma[1]))) {
@@ -138,7 +154,8 @@ void GaussianBlur::apply(Sample& sample, Rng& rng) const {
   sample.image = gaussian_blur(sample.image, kernel_size_, {s, s}, sample.layout);
 }
 std::string GaussianBlur::describe() const {
-  return fmt::format("GaussianBlur(kernel_size={}x{}, sigma=[{}, {}])", kernel_size_[0], kernel_size_[1], sigma_[0], sigma_[1]);
+  return fmt::format("GaussianBlur(kernel_size={}x{}, sigma=[{}, {}])", kernel_size_[0], kernel_size_[1], sigma_[0],
+                     sigma_[1]);
 }
 
 }  // namespace loom::transforms

@@ -28,9 +28,13 @@ uint64_t Rng::next() {
   return result;
 }
 
-double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+double Rng::uniform(double lo, double hi) {
+  return lo + (hi - lo) * uniform();
+}
 
 int64_t Rng::integer(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
@@ -42,7 +46,9 @@ int64_t Rng::integer(int64_t lo, int64_t hi) {
   return static_cast<int64_t>(static_cast<uint64_t>(lo) + x % range);
 }
 
-bool Rng::bernoulli(double p) { return uniform() < p; }
+bool Rng::bernoulli(double p) {
+  return uniform() < p;
+}
 
 double Rng::normal() {
   if (has_spare_normal_) {
@@ -58,6 +64,8 @@ double Rng::normal() {
   return r * std::cos(theta);
 }
 
-Rng Rng::fork(uint64_t stream) { return Rng(next(), stream); }
+Rng Rng::fork(uint64_t stream) {
+  return Rng(next(), stream);
+}
 
 }  // namespace loom::transforms

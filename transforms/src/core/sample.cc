@@ -9,6 +9,8 @@ Size image_size(const Tensor& image, Layout layout) {
   return {shape.height, shape.width};
 }
 
-int64_t image_channels(const Tensor& image, Layout layout) { return image_shape(image, layout, "image").channels; }
+int64_t image_channels(const Tensor& image, Layout layout) {
+  return image_shape(image, layout, "image").channels;
+}
 
 }  // namespace loom::transforms

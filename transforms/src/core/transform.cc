@@ -9,7 +9,8 @@
 namespace loom::transforms {
 namespace {
 
-std::string describe_all(std::string_view name, const std::vector<TransformPtr>& transforms, std::string_view extra = {}) {
+std::string describe_all(std::string_view name, const std::vector<TransformPtr>& transforms,
+                         std::string_view extra = {}) {
   std::string out = fmt::format("{}([", name);
   for (size_t i = 0; i < transforms.size(); ++i) out += (i ? ", " : "") + transforms[i]->describe();
   return out + "]" + std::string(extra) + ")";
@@ -46,11 +47,14 @@ void Compose::apply(Sample& sample, Rng& rng) const {
   for (const TransformPtr& t : transforms_) t->apply(sample, rng);
 }
 
-std::string Compose::describe() const { return describe_all("Compose", transforms_); }
+std::string Compose::describe() const {
+  return describe_all("Compose", transforms_);
+}
 
 RandomApply::RandomApply(std::vector<TransformPtr> transforms, double p) : transforms_(std::move(transforms)), p_(p) {
   check_not_null(transforms_, "RandomApply");
-  if (!(p >= 0.0 && p <= 1.0)) throw Error(ErrorCode::kInvalidInput, "RandomApply", fmt::format("p must be in [0, 1], got {}", p));
+  if (!(p >= 0.0 && p <= 1.0))
+    throw Error(ErrorCode::kInvalidInput, "RandomApply", fmt::format("p must be in [0, 1], got {}", p));
 }
 
 void RandomApply::apply(Sample& sample, Rng& rng) const {
@@ -58,7 +62,9 @@ void RandomApply::apply(Sample& sample, Rng& rng) const {
   for (const TransformPtr& t : transforms_) t->apply(sample, rng);
 }
 
-std::string RandomApply::describe() const { return describe_all("RandomApply", transforms_, fmt::format(", p={}", p_)); }
+std::string RandomApply::describe() const {
+  return describe_all("RandomApply", transforms_, fmt::format(", p={}", p_));
+}
 
 RandomChoice::RandomChoice(std::vector<TransformPtr> transforms, std::vector<double> probabilities)
     : transforms_(std::move(transforms)) {
@@ -86,7 +92,9 @@ void RandomChoice::apply(Sample& sample, Rng& rng) const {
   transforms_[i]->apply(sample, rng);
 }
 
-std::string RandomChoice::describe() const { return describe_all("RandomChoice", transforms_); }
+std::string RandomChoice::describe() const {
+  return describe_all("RandomChoice", transforms_);
+}
 
 RandomOrder::RandomOrder(std::vector<TransformPtr> transforms) : transforms_(std::move(transforms)) {
   check_not_null(transforms_, "RandomOrder");
@@ -96,6 +104,8 @@ void RandomOrder::apply(Sample& sample, Rng& rng) const {
   for (int i : random_permutation(static_cast<int>(transforms_.size()), rng)) transforms_[i]->apply(sample, rng);
 }
 
-std::string RandomOrder::describe() const { return describe_all("RandomOrder", transforms_); }
+std::string RandomOrder::describe() const {
+  return describe_all("RandomOrder", transforms_);
+}
 
 }  // namespace loom::transforms

@@ -6,9 +6,9 @@
 
 #include <cmath>
 
+#include "core/image_check.h"
 #include "geometry/geometry_annotations.h"
 #include "geometry/geometry_image.h"
-#include "core/image_check.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {
@@ -50,7 +50,9 @@ Size checked_sample(const Sample& s, const char* op) {
   return size;
 }
 
-Point default_center(Size size) { return {0.5 * static_cast<double>(size.width), 0.5 * static_cast<double>(size.height)}; }
+Point default_center(Size size) {
+  return {0.5 * static_cast<double>(size.width), 0.5 * static_cast<double>(size.height)};
+}
 
 PointMap affine_map(const detail::AffineMatrix& m) {
   return [m](Point p) { return Point{m[0] * p.x + m[1] * p.y + m[2], m[3] * p.x + m[4] * p.y + m[5]}; };
@@ -67,7 +69,8 @@ struct AffinePlan {
 
 AffinePlan plan_affine(Size in, double angle, Point translate, double scale, Point shear, std::optional<Point> center,
                        bool expand, std::string_view op) {
-  if (!(scale > 0.0)) throw Error(ErrorCode::kInvalidInput, std::string(op), fmt::format("scale must be positive, got {}", scale));
+  if (!(scale > 0.0))
+    throw Error(ErrorCode::kInvalidInput, std::string(op), fmt::format("scale must be positive, got {}", scale));
   const Point pivot = center.value_or(default_center(in));
   const Point centered{pivot.x - 0.5 * static_cast<double>(in.width), pivot.y - 0.5 * static_cast<double>(in.height)};
   AffinePlan plan;
@@ -142,7 +145,8 @@ Sample center_crop(const Sample& s, Size size) {
 Sample pad(const Sample& s, Padding p, PadMode mode, const Fill& fill) {
   const Size size = checked_sample(s, "pad");
   if ((s.boxes || s.keypoints) && mode != PadMode::kConstant) {
-    throw Error(ErrorCode::kInvalidInput, "pad", "boxes and keypoints can be padded in constant mode only (as torchvision)");
+    throw Error(ErrorCode::kInvalidInput, "pad",
+                "boxes and keypoints can be padded in constant mode only (as torchvision)");
   }
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, detail::padded_axis(size.height, p.top, p.bottom, mode),
@@ -226,8 +230,9 @@ Sample sanitize(const Sample& s, double min_size, double min_area) {
     out.boxes->data = select_rows(s.boxes->data, keep);
     if (s.labels.defined()) {
       if (s.labels.ndim() < 1 || s.labels.size(0) != s.boxes->data.size(0)) {
-        throw Error(ErrorCode::kInvalidInput, "sanitize",
-                    fmt::format("{} labels for {} boxes", s.labels.ndim() ? s.labels.size(0) : 0, s.boxes->data.size(0)));
+        throw Error(
+            ErrorCode::kInvalidInput, "sanitize",
+            fmt::format("{} labels for {} boxes", s.labels.ndim() ? s.labels.size(0) : 0, s.boxes->data.size(0)));
       }
       out.labels = select_rows(s.labels, keep);
     }

@@ -155,15 +155,17 @@ Size affine_expanded_size(const AffineMatrix& m, Size input) {
   double min_x = INFINITY, max_x = -INFINITY, min_y = INFINITY, max_y = -INFINITY;
   for (const auto& [x, y] : {std::pair{-hw, -hh}, {-hw, hh}, {hw, hh}, {hw, -hh}}) {
     // torchvision evaluates this in float32; so does loom, for the same sizes at the 1e-4 edges.
-    const float nx = static_cast<float>(m[0]) * static_cast<float>(x) + static_cast<float>(m[1]) * static_cast<float>(y) +
-                     static_cast<float>(m[2]);
-    const float ny = static_cast<float>(m[3]) * static_cast<float>(x) + static_cast<float>(m[4]) * static_cast<float>(y) +
-                     static_cast<float>(m[5]);
+    const float nx = static_cast<float>(m[0]) * static_cast<float>(x) +
+                     static_cast<float>(m[1]) * static_cast<float>(y) + static_cast<float>(m[2]);
+    const float ny = static_cast<float>(m[3]) * static_cast<float>(x) +
+                     static_cast<float>(m[4]) * static_cast<float>(y) + static_cast<float>(m[5]);
     min_x = std::min<double>(min_x, nx), max_x = std::max<double>(max_x, nx);
     min_y = std::min<double>(min_y, ny), max_y = std::max<double>(max_y, ny);
   }
   // Shift to [0, w] x [0, h] and cut the precision to 1e-4 so that 1e-15 noise does not add a pixel.
-  auto truncated = [](double v) { return static_cast<double>(static_cast<float>(std::trunc(static_cast<float>(v) * 1e4f) * 1e-4f)); };
+  auto truncated = [](double v) {
+    return static_cast<double>(static_cast<float>(std::trunc(static_cast<float>(v) * 1e4f) * 1e-4f));
+  };
   const double w = std::ceil(truncated(max_x + hw)) - std::floor(truncated(min_x + hw));
   const double h = std::ceil(truncated(max_y + hh)) - std::floor(truncated(min_y + hh));
   return {static_cast<int64_t>(h), static_cast<int64_t>(w)};
@@ -201,8 +203,12 @@ std::array<double, 8> perspective_coefficients(const std::array<Point, 4>& start
   return coeffs;
 }
 
-BoundingBoxes horizontal_flip_boxes(const BoundingBoxes& boxes) { return flip_boxes(boxes, true); }
-BoundingBoxes vertical_flip_boxes(const BoundingBoxes& boxes) { return flip_boxes(boxes, false); }
+BoundingBoxes horizontal_flip_boxes(const BoundingBoxes& boxes) {
+  return flip_boxes(boxes, true);
+}
+BoundingBoxes vertical_flip_boxes(const BoundingBoxes& boxes) {
+  return flip_boxes(boxes, false);
+}
 
 KeyPoints horizontal_flip_keypoints(const KeyPoints& points) {
   const double last = static_cast<double>(points.canvas.width - 1);

@@ -21,7 +21,8 @@ namespace {
 template <typename T>
 T fill_value(double v) {
   if constexpr (std::is_integral_v<T>) {
-    v = std::clamp(v, static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max()));
+    v = std::clamp(v, static_cast<double>(std::numeric_limits<T>::lowest()),
+                   static_cast<double>(std::numeric_limits<T>::max()));
   }
   return static_cast<T>(v);
 }
@@ -43,12 +44,12 @@ std::vector<uint8_t> fill_bytes(const Fill& fill, DType dtype, int64_t channels)
       case DType::kFloat32: *static_cast<float*>(dst) = static_cast<float>(v); break;
       case DType::kFloat64: *static_cast<double*>(dst) = v; break;
       default:
-        if (v != 0.0) throw Error(ErrorCode::kInvalidInput, "fill", fmt::format("non-zero fill for {}", to_string(dtype)));
+        if (v != 0.0)
+          throw Error(ErrorCode::kInvalidInput, "fill", fmt::format("non-zero fill for {}", to_string(dtype)));
     }
   }
   return bytes;
 }
-
 
 // The warps' op side: checks, then a WarpPlan over the contiguous image; `plan` comes with its map and
 // output size.
@@ -84,7 +85,8 @@ Tensor warp(const Tensor& image, Layout layout, const WarpOptions& opt, const ch
 
 void check_fill(const Fill& fill, int64_t channels) {
   if (!fill.empty() && fill.size() != 1 && static_cast<int64_t>(fill.size()) != channels) {
-    throw Error(ErrorCode::kInvalidInput, "fill", fmt::format("{} values for an image of {} channels", fill.size(), channels));
+    throw Error(ErrorCode::kInvalidInput, "fill",
+                fmt::format("{} values for an image of {} channels", fill.size(), channels));
   }
 }
 
@@ -95,7 +97,8 @@ Tensor remap_axes(const Tensor& image, Layout layout, const std::vector<int64_t>
   const int64_t channels = image_channels(src, layout);
   const Size in = image_size(src, layout);
   const int64_t out_h = static_cast<int64_t>(rows.size()), out_w = static_cast<int64_t>(cols.size());
-  Tensor out = hwc ? Tensor::empty({out_h, out_w, channels}, src.dtype()) : Tensor::empty({channels, out_h, out_w}, src.dtype());
+  Tensor out =
+      hwc ? Tensor::empty({out_h, out_w, channels}, src.dtype()) : Tensor::empty({channels, out_h, out_w}, src.dtype());
   const std::vector<uint8_t> fills = fill_bytes(fill, src.dtype(), channels);
   const size_t esize = element_size(src.dtype());
   const auto* s = static_cast<const uint8_t*>(src.data());

@@ -1,5 +1,6 @@
-// The image side of the geometric transforms, on tensors (private to loom::transforms): each builds a
-// plan (geometry_plan.h) and runs a kernel (geometry_kernels.h).
+// The image side of the geometric transforms, on tensors (private to loom::transforms): the index maps
+// of crop, pad and the flips, and the remap and the warps, which build a plan (geometry_plan.h) and
+// run a kernel (geometry_kernels.h).
 //
 // Images are 3-D CPU tensors in `layout`; results are new contiguous tensors in the same layout and
 // dtype. Fill values are converted to the image dtype (clamped to its range, then truncated toward

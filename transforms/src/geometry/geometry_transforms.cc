@@ -10,29 +10,35 @@ namespace loom::transforms {
 namespace {
 
 void check_probability(double p, std::string_view who) {
-  if (!(p >= 0.0 && p <= 1.0)) throw Error(ErrorCode::kInvalidInput, std::string(who), fmt::format("p must be in [0, 1], got {}", p));
+  if (!(p >= 0.0 && p <= 1.0))
+    throw Error(ErrorCode::kInvalidInput, std::string(who), fmt::format("p must be in [0, 1], got {}", p));
 }
 
 void check_range(Range r, std::string_view who, std::string_view what) {
   if (!(r.lo <= r.hi) || !std::isfinite(r.lo) || !std::isfinite(r.hi)) {
-    throw Error(ErrorCode::kInvalidInput, std::string(who), fmt::format("{} must be a finite range lo <= hi, got [{}, {}]", what, r.lo, r.hi));
+    throw Error(ErrorCode::kInvalidInput, std::string(who),
+                fmt::format("{} must be a finite range lo <= hi, got [{}, {}]", what, r.lo, r.hi));
   }
 }
 
 void check_size(Size s, std::string_view who) {
   if (s.height <= 0 || s.width <= 0) {
-    throw Error(ErrorCode::kInvalidInput, std::string(who), fmt::format("size must be positive, got {}x{}", s.width, s.height));
+    throw Error(ErrorCode::kInvalidInput, std::string(who),
+                fmt::format("size must be positive, got {}x{}", s.width, s.height));
   }
 }
 
 // Python's round(): half to even.
-int64_t round_half_even(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+int64_t round_half_even(double v) {
+  return static_cast<int64_t>(std::nearbyint(v));
+}
 
 }  // namespace
 
 Resize::Resize(Size size, ResizeOptions options) : size_(size), options_(options) {
   if (size.height <= 0 || size.width < 0) {
-    throw Error(ErrorCode::kInvalidInput, "Resize", fmt::format("size must be positive, got {}x{}", size.width, size.height));
+    throw Error(ErrorCode::kInvalidInput, "Resize",
+                fmt::format("size must be positive, got {}x{}", size.width, size.height));
   }
 }
 
@@ -46,38 +52,56 @@ std::string Resize::describe() const {
                           : fmt::format("Resize(size={}x{})", size_.width, size_.height);
 }
 
-CenterCrop::CenterCrop(Size size) : size_(size) { check_size(size, "CenterCrop"); }
-void CenterCrop::apply(Sample& s, Rng&) const { s = center_crop(s, size_); }
-std::string CenterCrop::describe() const { return fmt::format("CenterCrop(size={}x{})", size_.width, size_.height); }
+CenterCrop::CenterCrop(Size size) : size_(size) {
+  check_size(size, "CenterCrop");
+}
+void CenterCrop::apply(Sample& s, Rng&) const {
+  s = center_crop(s, size_);
+}
+std::string CenterCrop::describe() const {
+  return fmt::format("CenterCrop(size={}x{})", size_.width, size_.height);
+}
 
 Pad::Pad(Padding padding, PadMode mode, Fill fill) : padding_(padding), mode_(mode), fill_(std::move(fill)) {
   if (padding.left < 0 || padding.top < 0 || padding.right < 0 || padding.bottom < 0) {
     throw Error(ErrorCode::kInvalidInput, "Pad", "padding must not be negative");
   }
 }
-void Pad::apply(Sample& s, Rng&) const { s = pad(s, padding_, mode_, fill_); }
+void Pad::apply(Sample& s, Rng&) const {
+  s = pad(s, padding_, mode_, fill_);
+}
 std::string Pad::describe() const {
-  return fmt::format("Pad(left={}, top={}, right={}, bottom={})", padding_.left, padding_.top, padding_.right, padding_.bottom);
+  return fmt::format("Pad(left={}, top={}, right={}, bottom={})", padding_.left, padding_.top, padding_.right,
+                     padding_.bottom);
 }
 
-RandomHorizontalFlip::RandomHorizontalFlip(double p) : p_(p) { check_probability(p, "RandomHorizontalFlip"); }
+RandomHorizontalFlip::RandomHorizontalFlip(double p) : p_(p) {
+  check_probability(p, "RandomHorizontalFlip");
+}
 void RandomHorizontalFlip::apply(Sample& s, Rng& rng) const {
   if (rng.bernoulli(p_)) s = horizontal_flip(s);
 }
-std::string RandomHorizontalFlip::describe() const { return fmt::format("RandomHorizontalFlip(p={})", p_); }
+std::string RandomHorizontalFlip::describe() const {
+  return fmt::format("RandomHorizontalFlip(p={})", p_);
+}
 
-RandomVerticalFlip::RandomVerticalFlip(double p) : p_(p) { check_probability(p, "RandomVerticalFlip"); }
+RandomVerticalFlip::RandomVerticalFlip(double p) : p_(p) {
+  check_probability(p, "RandomVerticalFlip");
+}
 void RandomVerticalFlip::apply(Sample& s, Rng& rng) const {
   if (rng.bernoulli(p_)) s = vertical_flip(s);
 }
-std::string RandomVerticalFlip::describe() const { return fmt::format("RandomVerticalFlip(p={})", p_); }
+std::string RandomVerticalFlip::describe() const {
+  return fmt::format("RandomVerticalFlip(p={})", p_);
+}
 
 RandomResizedCrop::RandomResizedCrop(Size size, Range scale, Range ratio, ResizeOptions options)
     : size_(size), scale_(scale), ratio_(ratio), options_(options) {
   check_size(size, "RandomResizedCrop");
   check_range(scale, "RandomResizedCrop", "scale");
   check_range(ratio, "RandomResizedCrop", "ratio");
-  if (scale.lo < 0.0 || ratio.lo <= 0.0) throw Error(ErrorCode::kInvalidInput, "RandomResizedCrop", "scale and ratio must be positive");
+  if (scale.lo < 0.0 || ratio.lo <= 0.0)
+    throw Error(ErrorCode::kInvalidInput, "RandomResizedCrop", "scale and ratio must be positive");
 }
 
 std::array<int64_t, 4> RandomResizedCrop::choose_crop(Size image, Rng& rng) const {
@@ -143,19 +167,24 @@ void RandomCrop::apply(Sample& s, Rng& rng) const {
   if (h != size_.height || w != size_.width) s = crop(s, top, left, size_.height, size_.width);
 }
 
-std::string RandomCrop::describe() const { return fmt::format("RandomCrop(size={}x{})", size_.width, size_.height); }
+std::string RandomCrop::describe() const {
+  return fmt::format("RandomCrop(size={}x{})", size_.width, size_.height);
+}
 
 RandomRotation::RandomRotation(Range degrees, RotateOptions options) : degrees_(degrees), options_(std::move(options)) {
   check_range(degrees, "RandomRotation", "degrees");
 }
 
-void RandomRotation::apply(Sample& s, Rng& rng) const { s = rotate(s, rng.uniform(degrees_.lo, degrees_.hi), options_); }
+void RandomRotation::apply(Sample& s, Rng& rng) const {
+  s = rotate(s, rng.uniform(degrees_.lo, degrees_.hi), options_);
+}
 
 std::string RandomRotation::describe() const {
   return fmt::format("RandomRotation(degrees=({}, {}), expand={})", degrees_.lo, degrees_.hi, options_.expand);
 }
 
-RandomAffine::RandomAffine(Params params, WarpOptions options) : params_(std::move(params)), options_(std::move(options)) {
+RandomAffine::RandomAffine(Params params, WarpOptions options)
+    : params_(std::move(params)), options_(std::move(options)) {
   check_range(params_.degrees, "RandomAffine", "degrees");
   if (params_.translate && !(params_.translate->x >= 0 && params_.translate->x <= 1 && params_.translate->y >= 0 &&
                              params_.translate->y <= 1)) {
@@ -218,8 +247,11 @@ std::string RandomPerspective::describe() const {
   return fmt::format("RandomPerspective(distortion_scale={}, p={})", distortion_scale_, p_);
 }
 
-SanitizeBoundingBoxes::SanitizeBoundingBoxes(double min_size, double min_area) : min_size_(min_size), min_area_(min_area) {}
-void SanitizeBoundingBoxes::apply(Sample& s, Rng&) const { s = sanitize(s, min_size_, min_area_); }
+SanitizeBoundingBoxes::SanitizeBoundingBoxes(double min_size, double min_area)
+    : min_size_(min_size), min_area_(min_area) {}
+void SanitizeBoundingBoxes::apply(Sample& s, Rng&) const {
+  s = sanitize(s, min_size_, min_area_);
+}
 std::string SanitizeBoundingBoxes::describe() const {
   return fmt::format("SanitizeBoundingBoxes(min_size={}, min_area={})", min_size_, min_area_);
 }
@@ -228,6 +260,8 @@ void ClampBoundingBoxes::apply(Sample& s, Rng&) const {
   if (s.boxes) s.boxes = clamp_boxes(*s.boxes);
   if (s.keypoints) s.keypoints = clamp_keypoints(*s.keypoints);
 }
-std::string ClampBoundingBoxes::describe() const { return "ClampBoundingBoxes()"; }
+std::string ClampBoundingBoxes::describe() const {
+  return "ClampBoundingBoxes()";
+}
 
 }  // namespace loom::transforms

@@ -31,8 +31,7 @@ std::vector<Run> column_runs(const int64_t* cols, int64_t width) {
         ++x;
         continue;
       }
-      while (x + n < width &&
-             (src < 0 ? cols[x + n] < 0 : cols[x + n] >= 0 && cols[x + n] == src + step * n)) {
+      while (x + n < width && (src < 0 ? cols[x + n] < 0 : cols[x + n] >= 0 && cols[x + n] == src + step * n)) {
         ++n;
       }
     }

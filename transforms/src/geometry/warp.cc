@@ -1,10 +1,11 @@
-// The warp kernels (geometry_kernels.h), fed a WarpPlan. Each output pixel maps to a source position (in input pixel-index units, pixel k's centre at k):
-// nearest reads the pixel at round-half-even(position) when inside, bilinear blends the four
-// neighbours with zero for the ones outside; the fill then blends in by the outside weight:
-// out = mask * (sample - fill) + fill with mask = the inside weight, exactly torchvision's
-// _apply_grid_transform (which attenuates the zero-padded sample by the mask once more, darkening
-// edge pixels slightly; loom keeps that for parity). Without a fill (torchvision's fill=None) the
-// outside reads as zero and nothing is blended. uint8 results are rounded half to even.
+// The warp kernels (geometry_kernels.h), fed a WarpPlan. Each output pixel maps to a source position
+// (in input pixel-index units, pixel k's centre at k): nearest reads the pixel at
+// round-half-even(position) when inside, bilinear blends the four neighbours with zero for the ones
+// outside; the fill then blends in by the outside weight: out = mask * (sample - fill) + fill with
+// mask = the inside weight, exactly torchvision's _apply_grid_transform (which attenuates the
+// zero-padded sample by the mask once more, darkening edge pixels slightly; loom keeps that for
+// parity). Without a fill (torchvision's fill=None) the outside reads as zero and nothing is blended.
+// uint8 results are rounded half to even.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,7 +21,9 @@ namespace {
 // Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer, half to
 // even (the FPU's default rounding), without a branch or a libm call (the baseline x86-64 build has
 // no SSE4.1 roundsd).
-inline double round_half_even(double v) { return (v + 0x1.8p52) - 0x1.8p52; }
+inline double round_half_even(double v) {
+  return (v + 0x1.8p52) - 0x1.8p52;
+}
 
 // floor without libm, valid for |v| < 2^62 (every position inside a loom-sized image).
 inline int64_t floor_int(double v) {
@@ -91,8 +94,8 @@ void bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t)
 // are computed once and applied to each channel. `fill` null: torchvision's fill=None (outside reads
 // as zero, no blending).
 template <typename T, typename Map>
-void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out, PixelStrides out_strides, int64_t channels,
-                const Map& map, bool bilinear, const double* fill) {
+void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out, PixelStrides out_strides,
+                int64_t channels, const Map& map, bool bilinear, const double* fill) {
   std::vector<Taps> row(static_cast<size_t>(out.width));
   for (int64_t y = 0; y < out.height; ++y) {
     for (int64_t x = 0; x < out.width; ++x) {
@@ -109,15 +112,15 @@ void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out
       const double f = fill ? fill[k] : 0.0;
       if (!bilinear) {
         const T outside = store<T>(f);
-        for (int64_t x = 0; x < out.width; ++x) o[x * out_strides.pixel] = row[x].mask > 0 ? s[row[x].offset[0]] : outside;
+        for (int64_t x = 0; x < out.width; ++x)
+          o[x * out_strides.pixel] = row[x].mask > 0 ? s[row[x].offset[0]] : outside;
         continue;
       }
       for (int64_t x = 0; x < out.width; ++x) {
         const Taps& t = row[x];
-        const double acc = t.weight[0] * static_cast<double>(s[t.offset[0]]) +
-                           t.weight[1] * static_cast<double>(s[t.offset[1]]) +
-                           t.weight[2] * static_cast<double>(s[t.offset[2]]) +
-                           t.weight[3] * static_cast<double>(s[t.offset[3]]);
+        const double acc =
+            t.weight[0] * static_cast<double>(s[t.offset[0]]) + t.weight[1] * static_cast<double>(s[t.offset[1]]) +
+            t.weight[2] * static_cast<double>(s[t.offset[2]]) + t.weight[3] * static_cast<double>(s[t.offset[3]]);
         o[x * out_strides.pixel] = store<T>(fill ? t.mask * (acc - f) + f : acc);
       }
     }
@@ -154,7 +157,11 @@ void warp(const T* src, T* dst, const WarpPlan& plan) {
 
 }  // namespace
 
-void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) { warp(src, dst, plan); }
-void warp_f32(const float* src, float* dst, const WarpPlan& plan) { warp(src, dst, plan); }
+void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  warp(src, dst, plan);
+}
+void warp_f32(const float* src, float* dst, const WarpPlan& plan) {
+  warp(src, dst, plan);
+}
 
 }  // namespace loom::transforms::detail

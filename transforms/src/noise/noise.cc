@@ -1,5 +1,7 @@
 // The gaussian_noise op: checks, the key drawn from the Rng, and the job (noise_plan.h) for each run of
 // 2^32 elements; the per-element work is in noise_hwy.cc (the generator's tables in ziggurat.cc).
+#include "loom/transforms/noise.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 
 #include "core/image_check.h"
 #include "loom/codec/error.h"
-#include "loom/transforms/noise.h"
 #include "noise/noise_kernels.h"
 
 namespace loom::transforms {
@@ -24,9 +25,10 @@ Tensor gaussian_noise(const Tensor& image, Rng& rng, double mean, double sigma, 
   Tensor out = Tensor::empty(src.shape(), src.dtype());
   // torchvision: uint8 noise is (mean * 255) + randn * (sigma * 255) in float32.
   NoiseJob job;
-  prepare_noise_job(job, rng.next(), u8 ? static_cast<double>(static_cast<float>(mean * 255.0)) : mean,
-                    u8 ? static_cast<double>(static_cast<float>(sigma * 255.0)) : static_cast<double>(static_cast<float>(sigma)),
-                    clip);
+  prepare_noise_job(
+      job, rng.next(), u8 ? static_cast<double>(static_cast<float>(mean * 255.0)) : mean,
+      u8 ? static_cast<double>(static_cast<float>(sigma * 255.0)) : static_cast<double>(static_cast<float>(sigma)),
+      clip);
   const uint64_t base_key = job.key;
   const int64_t n = src.numel();
   constexpr int64_t kChunk = int64_t{1} << 32;  // the hash indexes 2^32 elements per key

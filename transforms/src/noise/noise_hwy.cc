@@ -132,7 +132,8 @@ inline float noise_value(const NoiseJob& job, uint32_t index) {
 
 void gaussian_noise_u8_scalar(const uint8_t* src, uint8_t* dst, int64_t n, const NoiseJob& job) {
   for (int64_t e = 0; e < n; ++e) {
-    const float noise = std::clamp(job.mean + noise_value(job, static_cast<uint32_t>(job.first + e)), -32768.0f, 32767.0f);
+    const float noise =
+        std::clamp(job.mean + noise_value(job, static_cast<uint32_t>(job.first + e)), -32768.0f, 32767.0f);
     const auto sum = static_cast<int16_t>(static_cast<uint16_t>(src[e] + static_cast<int32_t>(noise)));  // int16 wrap
     dst[e] = job.clip ? static_cast<uint8_t>(std::clamp<int32_t>(sum, 0, 255)) : static_cast<uint8_t>(sum & 255);
   }

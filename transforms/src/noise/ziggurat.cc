@@ -9,7 +9,7 @@
 namespace loom::transforms {
 namespace {
 
-constexpr double kR = 3.442619855899;  // start of the tail (Marsaglia and Tsang's 128-layer constants)
+constexpr double kR = 3.442619855899;       // start of the tail (Marsaglia and Tsang's 128-layer constants)
 constexpr double kV = 9.91256303526217e-3;  // area of each layer
 
 Ziggurat build_ziggurat() {

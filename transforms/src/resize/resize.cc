@@ -38,7 +38,9 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
     // axes, where it leaves the horizontal pass only the output rows.
     if (horizontal_pass && vertical_pass) {
       const Coefficients horizontal = coeffs(in_w, out_w);
-      const auto taps = [](const Coefficients& c) { return std::accumulate(c.count.begin(), c.count.end(), int64_t{0}); };
+      const auto taps = [](const Coefficients& c) {
+        return std::accumulate(c.count.begin(), c.count.end(), int64_t{0});
+      };
       const int64_t rows_read = vertical.start.back() + vertical.count.back() - vertical.start.front();
       const int64_t horizontal_first = rows_read * taps(horizontal) + out_w * taps(vertical);
       const int64_t vertical_first = in_w * taps(vertical) + out_h * taps(horizontal);
@@ -99,7 +101,8 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
 
 Size size_for_shorter_side(Size in, int64_t shorter) {
   if (in.height <= 0 || in.width <= 0 || shorter <= 0) {
-    throw Error(ErrorCode::kInvalidInput, "resize", fmt::format("cannot fit {}x{} to a shorter side of {}", in.width, in.height, shorter));
+    throw Error(ErrorCode::kInvalidInput, "resize",
+                fmt::format("cannot fit {}x{} to a shorter side of {}", in.width, in.height, shorter));
   }
   if (in.width <= in.height) {
     return {std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(shorter) * in.height / in.width)), shorter};

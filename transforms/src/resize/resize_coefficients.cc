@@ -73,7 +73,7 @@ Coefficients make_interpolate_coefficients(int64_t in_size, int64_t out_size, In
     int64_t first;
     if (cubic) {
       constexpr double a = -0.75;
-      auto near = [](double x) { return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0; };    // |x| <= 1
+      auto near = [](double x) { return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0; };       // |x| <= 1
       auto far = [](double x) { return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a; };  // 1 < |x| < 2
       weights[0] = far(t + 1.0), weights[1] = near(t), weights[2] = near(1.0 - t), weights[3] = far(2.0 - t);
       first = static_cast<int64_t>(x0) - 1;

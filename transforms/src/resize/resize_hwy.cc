@@ -7,8 +7,8 @@
 // each channel are summed at the end (RGB goes through RGBX so that vectors hold whole pixels).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "resize/resize_hwy.cc"
-#include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/aligned_allocator.h>
+#include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
 #include "resize/resize_kernels.h"
@@ -179,8 +179,7 @@ void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_
   }
 }
 
-void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len,
-                       const AxisWeights& c) {
+void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len, const AxisWeights& c) {
   const hn::ScalableTag<int32_t> d32;
   const hn::Rebind<uint8_t, decltype(d32)> d8;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d32));

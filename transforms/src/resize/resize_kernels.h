@@ -27,7 +27,8 @@ inline T from_double(double v) {
   }
 }
 
-// Scalar reference. Horizontal pass over `rows` rows of C interleaved channels: out[y][i] = sum_t in[y][start[i] + t] * w.
+// Scalar reference. Horizontal pass over `rows` rows of C interleaved channels: out[y][i] = sum_t in[y][start[i] + t] *
+// w.
 template <int C, typename T>
 void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, const AxisWeights& c) {
   for (int64_t y = 0; y < rows; ++y) {
