@@ -1,5 +1,5 @@
 // splitmix64 (Steele, Lea and Flood): advances `state` by the golden-ratio increment and returns a
-// well-mixed 64-bit value. Seeds loom's generators (random.cc, noise.cc). Private to transforms.
+// well-mixed 64-bit value. Seeds loom's generators (core/random.cc, noise/ziggurat.cc). Private to transforms.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Sample-level geometric transforms: each pairs an image kernel (geometry_image.h, warp.h, resize.h)
+// Sample-level geometric transforms: each pairs an image op (geometry_image.h, resize.h)
 // with the matching annotation kernel (geometry_annotations.h).
 #include "loom/transforms/geometry.h"
 
