@@ -184,16 +184,10 @@ void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT ds
   const hn::Rebind<uint8_t, decltype(d32)> d8;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d32));
   const auto half = hn::Set(d32, 1 << (kPrecisionBits - 1));
-  // The plan's fields in locals: the uint8 stores below could alias them otherwise.
-  const int64_t size = c.size;
-  const int taps = c.taps;
-  const int* HWY_RESTRICT start = c.start;
-  const int* HWY_RESTRICT count = c.count;
-  const int32_t* HWY_RESTRICT fixed = c.fixed;
-  for (int64_t i = 0; i < size; ++i) {
-    const uint8_t* first = src + static_cast<int64_t>(start[i]) * len;
-    const int32_t* k = &fixed[i * taps];
-    const int n = count[i];
+  for (int64_t i = 0; i < c.size; ++i) {
+    const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
+    const int32_t* k = &c.fixed[i * c.taps];
+    const int n = c.count[i];
     uint8_t* out = dst + i * len;
     int64_t x = 0;
     for (; x + lanes <= len; x += lanes) {
