@@ -11,10 +11,10 @@ out=${1:-build-aarch64}
 mkdir -p "$out"
 sources=(
   codec/src/error.cc codec/src/tensor.cc accel/src/interleave_hwy.cc
-  transforms/src/resize.cc transforms/src/resize_hwy.cc
-  transforms/src/color_hwy.cc transforms/src/image_shape.cc transforms/src/noise.cc transforms/src/noise_hwy.cc transforms/src/random.cc
-  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc
-  tests/transforms/color_hwy_test.cc tests/accel/interleave_test.cc
+  transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc
+  transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
+  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/accel/interleave_test.cc
+  tests/transforms/color_hwy_test.cc tests/transforms/noise_hwy_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"
 aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto \

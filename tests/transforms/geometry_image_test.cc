@@ -1,7 +1,7 @@
 // The run-based pixel remapping (geometry_image.cc) against a per-pixel reference on random maps:
 // every pixel size it specialises (1, 2, 3, 4, 8, 12, 16 bytes) and a generic one, with fills,
 // forward and mirrored runs, and single pixels.
-#include "geometry_image.h"
+#include "geometry/geometry_image.h"
 
 #include <gtest/gtest.h>
 

@@ -7,16 +7,16 @@
 #include <random>
 #include <vector>
 
-#include "resize_kernels.h"
+#include "resize/resize_coefficients.h"
+#include "resize/resize_kernels.h"
 
 namespace loom::transforms {
 namespace {
 
 // Pillow's antialiased filters, and torch's non-antialiased bicubic (a = -0.75, border weights folded).
-const std::vector<ResizeOptions> kFilters = {
-    {Interpolation::kBilinear, true, Layout::kHWC},
-    {Interpolation::kBicubic, true, Layout::kHWC},
-    {Interpolation::kBicubic, false, Layout::kHWC}};
+const std::vector<ResizeOptions> kFilters = {{Interpolation::kBilinear, true, Layout::kHWC},
+                                             {Interpolation::kBicubic, true, Layout::kHWC},
+                                             {Interpolation::kBicubic, false, Layout::kHWC}};
 
 TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   std::mt19937 rng(3);
@@ -25,7 +25,8 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
     hwy::SetSupportedTargetsForTest(target);
     for (const ResizeOptions& filter : kFilters) {
       for (auto [in, out] : {std::pair<int64_t, int64_t>{97, 13}, {64, 64}, {13, 97}, {200, 7}, {5, 3}, {3, 40}}) {
-        const Coefficients c = axis_coefficients(in, out, filter);
+        const Coefficients owner = axis_coefficients(in, out, filter);
+        const AxisWeights c = owner.weights();
         for (int channels = 1; channels <= 4; ++channels) {
           // Horizontal: 5 rows of `in` pixels -> `out` pixels; the buffer ends exactly at the image.
           const int64_t rows = 5;

@@ -4,7 +4,9 @@
 // Images: 3-D CPU tensors in sample.layout (CHW or HWC), any channel count; crop, pad and the flips
 // take any dtype, resize what resize.h takes, and the warps (rotate, affine, perspective) uint8 and
 // float32. Warps sample the input like torch's grid_sample (align_corners=False, pixel centres at
-// i + 0.5); uint8 results are rounded half to even, as torchvision rounds.
+// i + 0.5); uint8 results are rounded half to even, as torchvision rounds. Error(kInvalidInput, <op>)
+// for an image that is not 3-D or annotations on another canvas, Error(kUnsupported, <op>) for an image
+// not on the CPU or of a dtype the op does not take.
 // Boxes and keypoints (annotations.h) are mapped through the same geometry; boxes are then clamped
 // with their own Clamping mode and their canvas becomes the new image size. A box that leaves the
 // image stays in the list (degenerate after clamping); SanitizeBoundingBoxes drops such boxes.

@@ -59,8 +59,8 @@ struct ResizeOptions {
   Layout layout = Layout::kCHW;
 };
 
-// Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target, an unsupported
-// dtype or channel count, and Error(kUnsupported) for a tensor that is not on the CPU.
+// Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target or a channel
+// count outside 1 to 4, and Error(kUnsupported) for another dtype or a tensor that is not on the CPU.
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& options = {});
 
 // torchvision's Resize(size) with one number: the shorter side becomes `shorter`, the longer one

@@ -1,0 +1,149 @@
+// The one image check (core/image_check.cc): its order, codes and messages, and that every family's
+// ops report a bad image the same way, named after the op.
+#include "core/image_check.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loom/codec/error.h"
+#include "loom/transforms/color.h"
+#include "loom/transforms/geometry.h"
+#include "loom/transforms/noise.h"
+#include "loom/transforms/resize.h"
+#include "loom/transforms/sample.h"
+
+namespace loom::transforms {
+namespace {
+
+// The Error `f` throws (a default one with code kInternal when it throws none).
+Error error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  return Error(ErrorCode::kInternal, "", "nothing thrown");
+}
+
+Tensor on_gpu(std::initializer_list<int64_t> shape, DType dtype = DType::kUInt8) {
+  // Never read: every op must refuse it before touching an element (the pointer is not even valid).
+  return Tensor::from_blob(reinterpret_cast<void*>(0x10), std::vector<int64_t>(shape), {}, dtype, Device::cuda(1));
+}
+
+TEST(ImageCheck, ReturnsTheShapeInEitherLayout) {
+  const Tensor t = Tensor::zeros({2, 5, 7}, DType::kUInt8);
+  const ImageShape chw = check_image(t, Layout::kCHW, "op");
+  EXPECT_EQ(chw.channels, 2);
+  EXPECT_EQ(chw.height, 5);
+  EXPECT_EQ(chw.width, 7);
+  const ImageShape hwc = check_image(t, Layout::kHWC, "op");
+  EXPECT_EQ(hwc.channels, 7);
+  EXPECT_EQ(hwc.height, 2);
+  EXPECT_EQ(hwc.width, 5);
+  EXPECT_EQ(image_size(t, Layout::kHWC), (Size{2, 5}));
+  EXPECT_EQ(image_channels(t, Layout::kCHW), 2);
+}
+
+TEST(ImageCheck, CodesAndMessagesInCheckOrder) {
+  const std::initializer_list<DType> u8_f32 = {DType::kUInt8, DType::kFloat32};
+  // Rank first (even before the device), then the device, the dtype, the channel count.
+  Error e = error_of([] { check_image(Tensor(), Layout::kCHW, "op"); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
+  EXPECT_EQ(e.message(), "expected a 3-D image (C x H x W or H x W x C), got an undefined tensor");
+  e = error_of([&] { check_image(on_gpu({4, 4}, DType::kInt16), Layout::kCHW, "op", u8_f32); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
+  EXPECT_EQ(e.input(), "op");
+  EXPECT_EQ(e.message(), "expected a 3-D image (C x H x W or H x W x C), got a 2-D tensor");
+  e = error_of([&] { check_image(on_gpu({3, 4, 4}, DType::kInt16), Layout::kCHW, "op", u8_f32); });
+  EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(e.message(), "expected an image on the CPU, got one on CUDA device 1");
+  e = error_of([&] { check_image(Tensor::zeros({5, 4, 4}, DType::kInt16), Layout::kCHW, "op", u8_f32, {1, 3}); });
+  EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(e.message(), "expected a uint8 or float32 image, got int16");
+  e = error_of([&] { check_image(Tensor::zeros({5, 4, 4}, DType::kUInt8), Layout::kCHW, "op", u8_f32, {1, 3}); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
+  EXPECT_EQ(e.message(), "expected 1 or 3 channels, got 5");
+  e = error_of([&] {
+    check_image(Tensor::zeros({4, 4, 0}, DType::kFloat32), Layout::kHWC, "op", {}, Channels::at_least(1));
+  });
+  EXPECT_EQ(e.message(), "expected at least 1 channels, got 0");
+  EXPECT_EQ(std::string(e.what()), "op: expected at least 1 channels, got 0");
+}
+
+TEST(ImageCheck, ChannelSets) {
+  const Channels any;
+  EXPECT_TRUE(any.accepts(0));
+  EXPECT_TRUE(any.accepts(1000));
+  const Channels some{1, 2, 3, 4};
+  EXPECT_FALSE(some.accepts(0));
+  EXPECT_TRUE(some.accepts(4));
+  EXPECT_FALSE(some.accepts(5));
+  EXPECT_FALSE(some.accepts(64));
+  EXPECT_EQ(some.describe(), "1, 2, 3 or 4");
+  EXPECT_EQ(Channels({3}).describe(), "3");
+  EXPECT_FALSE(Channels::at_least(1).accepts(0));
+  EXPECT_TRUE(Channels::at_least(1).accepts(7));
+}
+
+// Every family's ops: a 2-D tensor is invalid input, a CUDA image and an int16 one are unsupported,
+// and each error names the op.
+TEST(ImageCheck, EveryFamilyReportsABadImageAlike) {
+  Rng rng;
+  struct Op {
+    std::string name;
+    std::function<void(const Tensor&)> run;
+    bool any_dtype = false;
+  };
+  auto sample = [](const Tensor& t) { return Sample{t, Layout::kCHW, {}, {}, {}}; };
+  const std::vector<Op> ops = {
+      {"resize",
+       [](const Tensor& t) {
+         resize(t, {2, 2});
+       }},
+      {"normalize", [](const Tensor& t) { normalize(t, {0.5f}, {0.5f}); }},
+      {"to_dtype", [](const Tensor& t) { to_dtype(t, DType::kFloat32); }},
+      {"rgb_to_grayscale", [](const Tensor& t) { rgb_to_grayscale(t); }},
+      {"adjust_hue", [](const Tensor& t) { adjust_hue(t, 0.1); }},
+      {"gaussian_blur",
+       [](const Tensor& t) {
+         gaussian_blur(t, {3, 3}, {1.0, 1.0});
+       }},
+      {"gaussian_noise", [&](const Tensor& t) { gaussian_noise(t, rng); }},
+      {"horizontal_flip", [&](const Tensor& t) { horizontal_flip(sample(t)); }, true},
+      {"crop", [&](const Tensor& t) { crop(sample(t), 0, 0, 2, 2); }, true},
+      {"center_crop",
+       [&](const Tensor& t) {
+         center_crop(sample(t), {2, 2});
+       },
+       true},
+      {"pad",
+       [&](const Tensor& t) {
+         pad(sample(t), {1, 1, 1, 1});
+       },
+       true},
+      {"rotate", [&](const Tensor& t) { rotate(sample(t), 10.0); }},
+      {"affine",
+       [&](const Tensor& t) {
+         affine(sample(t), {5, {}, 1.0, {}, {}});
+       }},
+  };
+  for (const Op& op : ops) {
+    Error e = error_of([&] { op.run(Tensor::zeros({4, 4}, DType::kUInt8)); });
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidInput) << op.name << ": " << e.what();
+    EXPECT_EQ(e.input(), op.name) << e.what();
+    e = error_of([&] { op.run(on_gpu({3, 4, 4})); });
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << op.name << ": " << e.what();
+    EXPECT_EQ(e.input(), op.name) << e.what();
+    if (!op.any_dtype) {
+      e = error_of([&] { op.run(Tensor::zeros({3, 4, 4}, DType::kInt16)); });
+      EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << op.name << ": " << e.what();
+      EXPECT_EQ(e.input(), op.name) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace loom::transforms

@@ -1,0 +1,133 @@
+// to_dtype (torchvision v2 ToDtype) and normalize (ToDtype(float32, scale=True) + Normalize fused).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "color/color_kernels.h"
+#include "core/image_check.h"
+#include "loom/codec/error.h"
+#include "loom/transforms/color.h"
+
+namespace loom::transforms {
+namespace {
+
+template <typename Fn>
+void visit(DType d, Fn&& fn) {
+  switch (d) {
+    case DType::kUInt8: return fn(uint8_t{});
+    case DType::kUInt16: return fn(uint16_t{});
+    case DType::kFloat32: return fn(float{});
+    default: return fn(double{});
+  }
+}
+
+// Float -> integer: clamp to [0, hi] (NaN to 0), truncate toward zero.
+template <typename I, typename F>
+inline I to_integer(F v, F hi) {
+  return static_cast<I>(std::min(v > F(0) ? v : F(0), hi));
+}
+
+template <typename S, typename D>
+void convert(const S* src, D* dst, int64_t n, bool scale) {
+  constexpr bool sf = std::is_floating_point_v<S>, df = std::is_floating_point_v<D>;
+  if constexpr (sf && df) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(src[i]);
+  } else if constexpr (sf) {  // float -> integer
+    constexpr S hi = static_cast<S>(std::numeric_limits<D>::max());
+    if (scale) {
+      const S k = static_cast<S>(static_cast<double>(std::numeric_limits<D>::max()) + 1.0 - 1e-3);
+      for (int64_t i = 0; i < n; ++i) dst[i] = to_integer<D>(src[i] * k, hi);
+    } else {
+      for (int64_t i = 0; i < n; ++i) dst[i] = to_integer<D>(src[i], hi);
+    }
+  } else if constexpr (df) {  // integer -> float: x * (1 / max) in D's precision
+    const D k = scale ? static_cast<D>(1.0 / static_cast<double>(std::numeric_limits<S>::max())) : D(1);
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(src[i]) * k;
+  } else {  // integer -> integer
+    for (int64_t i = 0; i < n; ++i) {
+      if (!scale) {
+        dst[i] = static_cast<D>(std::min<uint32_t>(src[i], std::numeric_limits<D>::max()));
+      } else if constexpr (sizeof(S) > sizeof(D)) {
+        dst[i] = static_cast<D>(src[i] >> 8);
+      } else {
+        dst[i] = static_cast<D>(static_cast<uint32_t>(src[i]) << 8);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Tensor to_dtype(const Tensor& image, DType dtype, bool scale, Layout layout) {
+  const char* op = "to_dtype";
+  check_image(image, layout, op, {DType::kUInt8, DType::kUInt16, DType::kFloat32, DType::kFloat64});
+  if (dtype != DType::kUInt8 && dtype != DType::kUInt16 && dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+    throw Error(ErrorCode::kUnsupported, op,
+                fmt::format("expected a target dtype of uint8, uint16, float32 or float64, got {}", to_string(dtype)));
+  }
+  if (dtype == image.dtype()) return image.clone();
+  const Tensor src = image.contiguous();  // element-wise: the layout stays as it is
+  Tensor out = Tensor::empty(src.shape(), dtype);
+  const int64_t n = src.numel();
+  if (scale && src.dtype() == DType::kUInt8 && dtype == DType::kFloat32) {
+    // The SIMD normalize kernel with mean 0 and std 1 computes exactly x * float(1/255).
+    const float zero = 0.0f, one = 1.0f;
+    NormalizeJob job;
+    job.pixels = n;
+    job.channels = 1;
+    job.mean = &zero;
+    job.std = &one;
+    normalize_u8(src.data<uint8_t>(), out.data<float>(), job);
+    return out;
+  }
+  visit(src.dtype(), [&](auto s) {
+    using S = decltype(s);
+    visit(dtype, [&](auto d) {
+      using D = decltype(d);
+      convert(static_cast<const S*>(src.data()), static_cast<D*>(out.data()), n, scale);
+    });
+  });
+  return out;
+}
+
+Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
+                 const NormalizeOptions& options) {
+  const char* op = "normalize";
+  const int64_t c =
+      check_image(image, options.input_layout, op, {DType::kUInt8, DType::kFloat32}, Channels::at_least(1)).channels;
+  for (const auto* v : {&mean, &std}) {
+    if (v->size() != 1 && static_cast<int64_t>(v->size()) != c) {
+      throw Error(ErrorCode::kInvalidInput, op,
+                  fmt::format("mean and std need 1 or {} values (one per channel), got {}", c, v->size()));
+    }
+  }
+  std::vector<float> m(static_cast<size_t>(c)), s(static_cast<size_t>(c));
+  for (int64_t i = 0; i < c; ++i) {
+    m[i] = mean.size() == 1 ? mean[0] : mean[i];
+    s[i] = std.size() == 1 ? std[0] : std[i];
+    if (s[i] == 0.0f) throw Error(ErrorCode::kInvalidInput, op, fmt::format("std[{}] is 0", i));
+  }
+  const Tensor src = image.contiguous();
+  const bool hwc_in = options.input_layout == Layout::kHWC;
+  const bool hwc_out = options.output_layout == Layout::kHWC;
+  const int64_t h = src.size(hwc_in ? 0 : 1), w = src.size(hwc_in ? 1 : 2);
+  Tensor out = hwc_out ? Tensor::empty({h, w, c}, DType::kFloat32) : Tensor::empty({c, h, w}, DType::kFloat32);
+  NormalizeJob job;
+  job.pixels = h * w;
+  job.channels = static_cast<int>(c);
+  job.src_interleaved = hwc_in && c > 1;
+  job.dst_interleaved = hwc_out && c > 1;
+  job.mean = m.data();
+  job.std = s.data();
+  if (src.dtype() == DType::kUInt8) {
+    normalize_u8(src.data<uint8_t>(), out.data<float>(), job);
+  } else {
+    normalize_f32(src.data<float>(), out.data<float>(), job);
+  }
+  return out;
+}
+
+}  // namespace loom::transforms

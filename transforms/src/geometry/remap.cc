@@ -1,0 +1,121 @@
+// The remap kernel (geometry_kernels.h): out(y, x) = in(rows[y], cols[x]) one output row at a time,
+// the column map split once into runs (forward copies, mirrored copies, fills) so that each run is one
+// memcpy, one byte-reversing loop or one fill.
+#include <cstring>
+#include <vector>
+
+#include "geometry/geometry_kernels.h"
+
+namespace loom::transforms::detail {
+namespace {
+
+// A column map as runs: `length` output pixels from `start` reading source columns src, src + step,
+// ... (step +1: a crop or a pad's middle; -1: a flip; 0: a fill run or one pixel of a reflection).
+struct Run {
+  int64_t start, length, src, step;  // src < 0: fill
+};
+
+std::vector<Run> column_runs(const int64_t* cols, int64_t width) {
+  std::vector<Run> runs;
+  for (int64_t x = 0; x < width;) {
+    const int64_t src = cols[x];
+    int64_t step = 0, n = 1;
+    if (x + 1 < width) {
+      const int64_t d = cols[x + 1] - src;
+      if (src < 0 && cols[x + 1] < 0) {
+        step = 0;
+      } else if (src >= 0 && cols[x + 1] >= 0 && (d == 1 || d == -1)) {
+        step = d;
+      } else {
+        runs.push_back({x, 1, src, 0});
+        ++x;
+        continue;
+      }
+      while (x + n < width && (src < 0 ? cols[x + n] < 0 : cols[x + n] >= 0 && cols[x + n] == src + step * n)) {
+        ++n;
+      }
+    }
+    runs.push_back({x, n, src, step});
+    x += n;
+  }
+  return runs;
+}
+
+// Copies n pixels of P bytes from in, in - P, in - 2P, ... (a mirrored run).
+template <size_t P>
+void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
+  if constexpr (P == 1) {
+    // Eight bytes at a time: a byte swap reverses them.
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t v;
+      std::memcpy(&v, in_first - i - 7, 8);
+      v = __builtin_bswap64(v);
+      std::memcpy(out + i, &v, 8);
+    }
+    for (; i < n; ++i) out[i] = in_first[-i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, in_first - i * P, P);
+  }
+}
+
+template <size_t P>
+void fill_pixels(uint8_t* out, const uint8_t* fill, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, fill, P);
+}
+
+// One plane of P bytes per pixel (P a compile-time size for the common pixels, so that every copy is
+// inlined): out(y, x) = in(rows[y], cols[x]) run by run.
+template <size_t P>
+void remap_plane_fixed(const uint8_t* src, int64_t src_w, uint8_t* dst, const int64_t* rows, int64_t out_h,
+                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fill) {
+  for (int64_t y = 0; y < out_h; ++y) {
+    uint8_t* out = dst + y * out_w * P;
+    if (rows[y] < 0) {
+      fill_pixels<P>(out, fill, out_w);
+      continue;
+    }
+    const uint8_t* in = src + rows[y] * src_w * P;
+    for (const Run& r : runs) {
+      uint8_t* o = out + r.start * P;
+      if (r.src < 0) {
+        fill_pixels<P>(o, fill, r.length);
+      } else if (r.step == -1) {
+        copy_reversed<P>(o, in + r.src * P, r.length);
+      } else {
+        std::memcpy(o, in + r.src * P, static_cast<size_t>(r.length) * P);  // step +1, or one pixel
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void remap_plane(const uint8_t* src, uint8_t* dst, const RemapPlan& plan) {
+  const int64_t* rows = plan.rows;
+  const int64_t* cols = plan.cols;
+  const int64_t src_w = plan.src_width, h = plan.out_height, w = plan.out_width;
+  const size_t pixel = plan.pixel_bytes;
+  const uint8_t* fill = plan.fill;
+  const std::vector<Run> runs = column_runs(cols, w);
+  switch (pixel) {
+    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, h, runs, w, fill);
+    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, h, runs, w, fill);
+    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, h, runs, w, fill);
+    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, h, runs, w, fill);
+    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, h, runs, w, fill);
+    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, h, runs, w, fill);
+    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, h, runs, w, fill);
+    default: break;
+  }
+  // Other pixel sizes (many channels or wide types): the same runs, a run-time size.
+  for (int64_t y = 0; y < h; ++y) {
+    uint8_t* out = dst + y * w * pixel;
+    const uint8_t* in = rows[y] < 0 ? nullptr : src + rows[y] * src_w * pixel;
+    for (int64_t x = 0; x < w; ++x) {
+      std::memcpy(out + x * pixel, in && cols[x] >= 0 ? in + cols[x] * pixel : fill, pixel);
+    }
+  }
+}
+
+}  // namespace loom::transforms::detail

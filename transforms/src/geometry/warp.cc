@@ -1,0 +1,167 @@
+// The warp kernels (geometry_kernels.h), fed a WarpPlan. Each output pixel maps to a source position
+// (in input pixel-index units, pixel k's centre at k): nearest reads the pixel at
+// round-half-even(position) when inside, bilinear blends the four neighbours with zero for the ones
+// outside; the fill then blends in by the outside weight: out = mask * (sample - fill) + fill with
+// mask = the inside weight, exactly torchvision's _apply_grid_transform (which attenuates the
+// zero-padded sample by the mask once more, darkening edge pixels slightly; loom keeps that for
+// parity). Without a fill (torchvision's fill=None) the outside reads as zero and nothing is blended.
+// uint8 results are rounded half to even.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "geometry/geometry_kernels.h"
+
+namespace loom::transforms::detail {
+namespace {
+
+// Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer, half to
+// even (the FPU's default rounding), without a branch or a libm call (the baseline x86-64 build has
+// no SSE4.1 roundsd).
+inline double round_half_even(double v) {
+  return (v + 0x1.8p52) - 0x1.8p52;
+}
+
+// floor without libm, valid for |v| < 2^62 (every position inside a loom-sized image).
+inline int64_t floor_int(double v) {
+  const auto i = static_cast<int64_t>(v);
+  return i - (static_cast<double>(i) > v);
+}
+
+// uint8: clamp to [0, 255] (NaN to 0), round half to even.
+template <typename T>
+T store(double v) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    const double clamped = v > 0.0 ? (v < 255.0 ? v : 255.0) : 0.0;
+    return static_cast<uint8_t>(round_half_even(clamped));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+// Where one output pixel reads: four source pixel offsets with their weights (a tap outside the image
+// has weight 0 and offset 0, so every tap can be read without a branch) and the weight inside the
+// image. Nearest uses tap 0 only (and sets only its offset and the mask), with mask 0 when it falls
+// outside.
+struct Taps {
+  int64_t offset[4];
+  double weight[4];
+  double mask;
+};
+
+constexpr Taps kOutside{{0, 0, 0, 0}, {0, 0, 0, 0}, 0.0};
+
+// The taps are written in place: a Taps returned by value went through the stack and stalled on
+// store forwarding.
+void nearest_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t) {
+  t.offset[0] = 0, t.mask = 0.0;
+  if (!(std::fabs(sx) < 0x1p51 && std::fabs(sy) < 0x1p51)) return;  // far outside, or NaN
+  const auto rx = static_cast<int64_t>(round_half_even(sx)), ry = static_cast<int64_t>(round_half_even(sy));
+  if (rx < 0 || ry < 0 || rx >= in.width || ry >= in.height) return;
+  t.offset[0] = (ry * in.width + rx) * pixel_stride, t.mask = 1.0;
+}
+
+void bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t) {
+  if (!(sx > -1.0 && sy > -1.0 && sx < static_cast<double>(in.width) && sy < static_cast<double>(in.height))) {
+    t = kOutside;  // no tap inside (also NaN)
+    return;
+  }
+  const int64_t x0 = floor_int(sx), y0 = floor_int(sy);
+  const double ax = sx - static_cast<double>(x0), ay = sy - static_cast<double>(y0);
+  t.weight[0] = (1 - ax) * (1 - ay), t.weight[1] = ax * (1 - ay), t.weight[2] = (1 - ax) * ay, t.weight[3] = ax * ay;
+  if (x0 >= 0 && y0 >= 0 && x0 + 1 < in.width && y0 + 1 < in.height) {  // the common case: all inside
+    const int64_t o = (y0 * in.width + x0) * pixel_stride, row = in.width * pixel_stride;
+    t.offset[0] = o, t.offset[1] = o + pixel_stride, t.offset[2] = o + row, t.offset[3] = o + row + pixel_stride;
+    t.mask = t.weight[0] + t.weight[1] + t.weight[2] + t.weight[3];
+    return;
+  }
+  t.mask = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const int64_t x = x0 + (k & 1), y = y0 + (k >> 1);
+    if (x < 0 || y < 0 || x >= in.width || y >= in.height) {
+      t.offset[k] = 0, t.weight[k] = 0.0;
+      continue;
+    }
+    t.offset[k] = (y * in.width + x) * pixel_stride;
+    t.mask += t.weight[k];
+  }
+}
+
+// Warps every channel; map(x, y) gives the source position of output pixel (x, y). The taps of a row
+// are computed once and applied to each channel. `fill` null: torchvision's fill=None (outside reads
+// as zero, no blending).
+template <typename T, typename Map>
+void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out, PixelStrides out_strides,
+                int64_t channels, const Map& map, bool bilinear, const double* fill) {
+  std::vector<Taps> row(static_cast<size_t>(out.width));
+  for (int64_t y = 0; y < out.height; ++y) {
+    for (int64_t x = 0; x < out.width; ++x) {
+      const auto [sx, sy] = map(x, y);
+      if (bilinear) {
+        bilinear_taps(sx, sy, in, in_strides.pixel, row[x]);
+      } else {
+        nearest_taps(sx, sy, in, in_strides.pixel, row[x]);
+      }
+    }
+    for (int64_t k = 0; k < channels; ++k) {
+      const T* s = src + k * in_strides.channel;
+      T* o = dst + y * out.width * out_strides.pixel + k * out_strides.channel;
+      const double f = fill ? fill[k] : 0.0;
+      if (!bilinear) {
+        const T outside = store<T>(f);
+        for (int64_t x = 0; x < out.width; ++x)
+          o[x * out_strides.pixel] = row[x].mask > 0 ? s[row[x].offset[0]] : outside;
+        continue;
+      }
+      for (int64_t x = 0; x < out.width; ++x) {
+        const Taps& t = row[x];
+        const double acc =
+            t.weight[0] * static_cast<double>(s[t.offset[0]]) + t.weight[1] * static_cast<double>(s[t.offset[1]]) +
+            t.weight[2] * static_cast<double>(s[t.offset[2]]) + t.weight[3] * static_cast<double>(s[t.offset[3]]);
+        o[x * out_strides.pixel] = store<T>(fill ? t.mask * (acc - f) + f : acc);
+      }
+    }
+  }
+}
+
+// The map of `plan` as a function of the output pixel (x, y), then the warp.
+template <typename T>
+void warp(const T* src, T* dst, const WarpPlan& plan) {
+  std::array<double, 8> c;
+  std::copy(plan.coeffs, plan.coeffs + 8, c.begin());
+  if (plan.map == WarpMap::kAffine) {
+    // Output pixel (x, y) relative to the output centre; source position relative to the input centre,
+    // then shifted to pixel-index units.
+    const double ocx = 0.5 * static_cast<double>(plan.out.width), ocy = 0.5 * static_cast<double>(plan.out.height);
+    const double icx = 0.5 * static_cast<double>(plan.in.width) - 0.5;
+    const double icy = 0.5 * static_cast<double>(plan.in.height) - 0.5;
+    auto map = [&](int64_t x, int64_t y) {
+      const double px = static_cast<double>(x) + 0.5 - ocx, py = static_cast<double>(y) + 0.5 - ocy;
+      return std::pair{c[0] * px + c[1] * py + c[2] + icx, c[3] * px + c[4] * py + c[5] + icy};
+    };
+    warp_image(src, plan.in, plan.in_strides, dst, plan.out, plan.out_strides, plan.channels, map, plan.bilinear,
+               plan.fill);
+  } else {
+    auto map = [&](int64_t x, int64_t y) {
+      const double px = static_cast<double>(x) + 0.5, py = static_cast<double>(y) + 0.5;
+      const double d = c[6] * px + c[7] * py + 1.0;
+      return std::pair{(c[0] * px + c[1] * py + c[2]) / d - 0.5, (c[3] * px + c[4] * py + c[5]) / d - 0.5};
+    };
+    warp_image(src, plan.in, plan.in_strides, dst, plan.out, plan.out_strides, plan.channels, map, plan.bilinear,
+               plan.fill);
+  }
+}
+
+}  // namespace
+
+void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  warp(src, dst, plan);
+}
+void warp_f32(const float* src, float* dst, const WarpPlan& plan) {
+  warp(src, dst, plan);
+}
+
+}  // namespace loom::transforms::detail
