@@ -6,13 +6,15 @@
 # and LOOM_API_END (loom/codec/api.h), and the version script cmake/loom_exports.map keeps everything
 # outside namespace loom (standard-library instantiations) local. The sources compile once, into the object library
 # loom_<name>_objects that the library is made from; a module's own tests link those objects (and so
-# reach its private kernels) instead of the library.
+# reach its private headers and kernels) instead of the library.
 function(loom_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   set(objects loom_${name}_objects)
   add_library(${objects} OBJECT ${ARG_SOURCES})
   set_target_properties(${objects} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_include_directories(${objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  # src/ is PUBLIC here only: what links the objects is the module's own tests, which may reach its
+  # private headers. Nothing else links them, so no other module sees this src/.
+  target_include_directories(${objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_compile_features(${objects} PUBLIC cxx_std_20)
   target_compile_options(${objects} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
   # Everything public: whoever links the objects links what they need.

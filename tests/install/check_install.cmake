@@ -1,5 +1,5 @@
-# Installs the build tree into a fresh prefix, checks what its libraries export, builds samples/ against it with find_package(loom)
-# and runs each sample. Run by ctest as install.find_package.
+# Installs the build tree into a fresh prefix, checks the installed libraries (layers, exports), builds
+# samples/ against it with find_package(loom) and runs each sample. Run by ctest as install.find_package.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
@@ -13,8 +13,9 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-# The installed libraries export the public API only (hidden symbols, LOOM_API_BEGIN/END, version script).
-run(/usr/bin/python3 ${SOURCE_DIR}/tests/install/exported_symbols.py ${prefix} ${SOURCE_DIR})
+# The installed libraries keep the layers and export the public API only (hidden symbols,
+# LOOM_API_BEGIN/END, the version script).
+run(/usr/bin/python3 ${SOURCE_DIR}/tests/install/check_libraries.py ${prefix} ${SOURCE_DIR})
 run(${CMAKE_COMMAND} -G Ninja -S ${SOURCE_DIR}/samples -B ${WORK_DIR}/samples -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/samples)

@@ -1,11 +1,15 @@
-"""The installed libraries export loom's public API and nothing else.
+"""The installed libraries keep the layers and export loom's public API and nothing else.
 
-Usage: /usr/bin/python3 exported_symbols.py PREFIX SOURCE_DIR
+Usage: /usr/bin/python3 check_libraries.py PREFIX SOURCE_DIR
 
-Checks, for every lib/libloom_*.so under PREFIX, that each exported (defined, dynamic) symbol is in
-namespace loom (or is the typeinfo/vtable of a loom type), that none comes from private code (the
-FFmpeg layer, the pending-files registry, detail and anonymous namespaces), and that every public header
-of SOURCE_DIR declares its API between LOOM_API_BEGIN and LOOM_API_END. Exits 1 with the offenders.
+Checks, for every lib/libloom_*.so under PREFIX:
+- that it links only the loom libraries of the layers below it (docs/architecture.md: siblings such as
+  video and audio, or transforms and vision, never link each other);
+- that each exported (defined, dynamic) symbol is in namespace loom (or is the typeinfo/vtable of a loom
+  type) and none comes from private code (the FFmpeg layer, the pending-files registry, detail and
+  anonymous namespaces, a pimpl's members);
+and that every public header of SOURCE_DIR declares its API between LOOM_API_BEGIN and LOOM_API_END.
+Exits 1 with the offenders.
 """
 import glob
 import os
@@ -20,6 +24,23 @@ PRIVATE = re.compile(r"loom::(ffmpeg|internal|pending_files)::|::detail::|\(anon
                      r"::(Impl|State|Storage)::")
 
 
+# What each library may link (NEEDED) among loom's own.
+MAY_LINK = {
+    "codec": set(),
+    "accel": {"codec"},
+    "vision": {"codec", "accel"},
+    "audio": {"codec", "accel"},
+    "video": {"codec", "accel"},
+    "transforms": {"codec", "accel"},
+    "loader": {"codec", "accel", "vision", "audio", "video", "transforms"},
+}
+
+
+def linked_loom_libraries(lib):
+    out = subprocess.run(["readelf", "-d", lib], check=True, capture_output=True, text=True).stdout
+    return set(re.findall(r"\[libloom_([a-z_]+)\.so", out))
+
+
 def exported(lib):
     out = subprocess.run(["nm", "-DC", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
     return [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
@@ -31,6 +52,9 @@ def main(prefix, source_dir):
     if len(libs) < 7:
         problems.append(f"expected the 7 loom libraries under {prefix}, found {libs}")
     for lib in libs:
+        module = re.match(r"libloom_([a-z_]+)\.so", os.path.basename(lib)).group(1)
+        for dep in sorted(linked_loom_libraries(lib) - MAY_LINK.get(module, set())):
+            problems.append(f"{os.path.basename(lib)}: links libloom_{dep}, which its layer may not use")
         names = exported(lib)
         if not names:
             problems.append(f"{lib}: exports nothing")
