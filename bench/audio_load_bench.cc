@@ -38,9 +38,11 @@ int main(int argc, char** argv) {
       const int64_t channels = options.channels_first ? shape[0] : shape[1];
       const int64_t frames = options.channels_first ? shape[1] : shape[0];
       const double s = loom::bench::median_seconds([&] { (void)loom::audio::load(argv[a], options); });
-      std::puts(fmt::format(R"({{"file": "{}", "channels_first": {}, "channels": {}, "frames": {}, "sample_rate": {}, "ms": {:.4f}}})",
-                            json_escape(argv[a]), options.channels_first, channels, frames, probe.sample_rate, s * 1e3)
-                    .c_str());
+      std::puts(
+          fmt::format(
+              R"({{"file": "{}", "channels_first": {}, "channels": {}, "frames": {}, "sample_rate": {}, "ms": {:.4f}}})",
+              json_escape(argv[a]), options.channels_first, channels, frames, probe.sample_rate, s * 1e3)
+              .c_str());
     } catch (const std::exception& e) {
       std::puts(fmt::format(R"({{"file": "{}", "error": "{}"}})", json_escape(argv[a]), json_escape(e.what())).c_str());
     }

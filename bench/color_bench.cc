@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
   };
   lt::Rng rng(1);
   const std::vector<std::pair<std::string, std::function<void()>>> simd = {
-      {"normalize_u8_hwc_to_chw", [&] { (void)lt::normalize(hwc, mean, std, {Layout::kHWC, Layout::kCHW}); }},
+      {"normalize_u8_hwc_to_chw",
+       [&] {
+         (void)lt::normalize(hwc, mean, std, {Layout::kHWC, Layout::kCHW});
+       }},
       {"normalize_u8_chw", [&] { (void)lt::normalize(chw, mean, std); }},
       {"normalize_f32_chw", [&] { (void)lt::normalize(chw_f, mean, std); }},
       {"to_dtype_u8_f32", [&] { (void)lt::to_dtype(chw, loom::DType::kFloat32); }},
@@ -68,7 +71,10 @@ int main(int argc, char** argv) {
       {"adjust_saturation_u8", [&] { (void)lt::adjust_saturation(chw, 1.3); }},
       {"adjust_hue_u8", [&] { (void)lt::adjust_hue(chw, 0.1); }},
       {"rgb_to_grayscale_u8", [&] { (void)lt::rgb_to_grayscale(chw); }},
-      {"gaussian_blur_u8_k9", [&] { (void)lt::gaussian_blur(chw, {9, 9}, {2.0, 2.0}); }},
+      {"gaussian_blur_u8_k9",
+       [&] {
+         (void)lt::gaussian_blur(chw, {9, 9}, {2.0, 2.0});
+       }},
   };
   for (const auto& [op, fn] : scalar) report(op, "-", loom::bench::median_seconds(fn));
   return 0;

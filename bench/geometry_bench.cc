@@ -45,8 +45,10 @@ std::vector<double> numbers(const std::string& csv) {
 int main(int argc, char** argv) {
   namespace lt = loom::transforms;
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s RAW_RGB WIDTH HEIGHT [crop=T,L,H,W] [pad=P] [angle=DEG] "
-                         "[affine=A,TX,TY,S,SX,SY] [perspective=X0,Y0,...,X3,Y3]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s RAW_RGB WIDTH HEIGHT [crop=T,L,H,W] [pad=P] [angle=DEG] "
+                 "[affine=A,TX,TY,S,SX,SY] [perspective=X0,Y0,...,X3,Y3]\n",
+                 argv[0]);
     return 2;
   }
   const int width = std::stoi(argv[2]), height = std::stoi(argv[3]);
@@ -63,8 +65,10 @@ int main(int argc, char** argv) {
   double angle = 30.0;
   lt::AffineParams affine{15.0, {20.0, 10.0}, 1.1, {5.0, 3.0}, std::nullopt};
   std::array<lt::Point, 4> start{lt::Point{0, 0}, {width - 1.0, 0}, {width - 1.0, height - 1.0}, {0, height - 1.0}};
-  std::array<lt::Point, 4> end{lt::Point{width * 0.05, height * 0.1}, {width * 0.9, height * 0.05},
-                               {width * 0.95, height * 0.9}, {width * 0.1, height * 0.95}};
+  std::array<lt::Point, 4> end{lt::Point{width * 0.05, height * 0.1},
+                               {width * 0.9, height * 0.05},
+                               {width * 0.95, height * 0.9},
+                               {width * 0.1, height * 0.95}};
   for (int a = 4; a < argc; ++a) {
     const std::string arg = argv[a];
     const size_t eq = arg.find('=');
@@ -98,19 +102,30 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<const char*, std::function<lt::Sample(const lt::Sample&)>>> ops = {
       {"hflip", [](const lt::Sample& s) { return lt::horizontal_flip(s); }},
       {"vflip", [](const lt::Sample& s) { return lt::vertical_flip(s); }},
-      {"crop", [&](const lt::Sample& s) {
-         return lt::crop(s, static_cast<int64_t>(crop[0]), static_cast<int64_t>(crop[1]),
-                         static_cast<int64_t>(crop[2]), static_cast<int64_t>(crop[3]));
+      {"crop",
+       [&](const lt::Sample& s) {
+         return lt::crop(s, static_cast<int64_t>(crop[0]), static_cast<int64_t>(crop[1]), static_cast<int64_t>(crop[2]),
+                         static_cast<int64_t>(crop[3]));
        }},
       {"pad_constant", [&](const lt::Sample& s) { return lt::pad(s, padding, lt::PadMode::kConstant); }},
       {"pad_reflect", [&](const lt::Sample& s) { return lt::pad(s, padding, lt::PadMode::kReflect); }},
       {"rotate_nearest", [&](const lt::Sample& s) { return lt::rotate(s, angle, rotate_opts(nearest, false)); }},
       {"rotate_bilinear", [&](const lt::Sample& s) { return lt::rotate(s, angle, rotate_opts(bilinear, false)); }},
       {"rotate_nearest_expand", [&](const lt::Sample& s) { return lt::rotate(s, angle, rotate_opts(nearest, true)); }},
-      {"rotate_bilinear_expand", [&](const lt::Sample& s) { return lt::rotate(s, angle, rotate_opts(bilinear, true)); }},
-      {"affine_nearest", [&](const lt::Sample& s) { return lt::affine(s, affine, {nearest, {}}); }},
-      {"affine_bilinear", [&](const lt::Sample& s) { return lt::affine(s, affine, {bilinear, {}}); }},
-      {"perspective_bilinear", [&](const lt::Sample& s) { return lt::perspective(s, start, end, {bilinear, {}}); }},
+      {"rotate_bilinear_expand",
+       [&](const lt::Sample& s) { return lt::rotate(s, angle, rotate_opts(bilinear, true)); }},
+      {"affine_nearest",
+       [&](const lt::Sample& s) {
+         return lt::affine(s, affine, {nearest, {}});
+       }},
+      {"affine_bilinear",
+       [&](const lt::Sample& s) {
+         return lt::affine(s, affine, {bilinear, {}});
+       }},
+      {"perspective_bilinear",
+       [&](const lt::Sample& s) {
+         return lt::perspective(s, start, end, {bilinear, {}});
+       }},
   };
   for (const auto& [layout, image] : {std::pair{"CHW", chw}, std::pair{"HWC", hwc}}) {
     lt::Sample sample;

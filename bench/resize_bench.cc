@@ -43,13 +43,17 @@ int main(int argc, char** argv) {
     if (std::sscanf(argv[a], "%dx%d", &out_w, &out_h) != 2) return 2;
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
-      const double s = loom::bench::median_seconds([&] { (void)loom::transforms::resize(image, {out_h, out_w}, options); });
+      const double s = loom::bench::median_seconds([&] {
+        (void)loom::transforms::resize(image, {out_h, out_w}, options);
+      });
       std::puts(fmt::format(R"({{"target": "{}", "in": "{}x{}", "out": "{}x{}", "ms": {:.4f}}})",
                             hwy::TargetName(target), width, height, out_w, out_h, s * 1e3)
                     .c_str());
     }
     hwy::SetSupportedTargetsForTest(0);
-    const double s = loom::bench::median_seconds([&] { (void)loom::transforms::resize(chw, {out_h, out_w}, chw_options); });
+    const double s = loom::bench::median_seconds([&] {
+      (void)loom::transforms::resize(chw, {out_h, out_w}, chw_options);
+    });
     std::puts(fmt::format(R"({{"dtype": "float32", "layout": "CHW", "in": "{}x{}", "out": "{}x{}", "ms": {:.4f}}})",
                           width, height, out_w, out_h, s * 1e3)
                   .c_str());

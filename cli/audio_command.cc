@@ -1,9 +1,9 @@
 // `loom audio INPUT... -o OUTDIR`: decode audio files, optionally run a SoX effect chain, change the
 // sample rate (SoX "rate", high quality) and the channel count (SoX "channels"), and encode WAV, FLAC,
 // AIFF, MP3, Ogg/Vorbis or Ogg/Opus.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -30,11 +30,11 @@ namespace {
 struct AudioArgs {
   std::vector<std::string> inputs;
   std::string outdir;
-  std::string format;   // "wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a", or empty: keep the input's (else WAV)
-  std::string bits;     // "16", "24", "32", "f32", or empty: keep the input's width (else 16)
-  int rate = 0;         // Hz; 0 keeps the input's
-  int channels = 0;     // 0 keeps the input's
-  std::string effects;  // a SoX chain, "gain -3; lowpass 4000"
+  std::string format;    // "wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a", or empty: keep the input's (else WAV)
+  std::string bits;      // "16", "24", "32", "f32", or empty: keep the input's width (else 16)
+  int rate = 0;          // Hz; 0 keeps the input's
+  int channels = 0;      // 0 keeps the input's
+  std::string effects;   // a SoX chain, "gain -3; lowpass 4000"
   int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
   BatchOptions batch;    // -j, --overwrite, --fail-fast, -q
 };
@@ -42,9 +42,9 @@ struct AudioArgs {
 // Folder scanning: audio-only file extensions. Video containers (.mp4, .mkv, .webm, .mov, ...) are
 // converted only when named as files.
 const std::vector<std::string>& audio_extensions() {
-  static const std::vector<std::string> kExtensions = {
-      ".wav", ".wave", ".rf64", ".w64", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac",
-      ".adts", ".aiff", ".aif", ".aifc", ".au", ".snd", ".caf", ".mka"};
+  static const std::vector<std::string> kExtensions = {".wav",  ".wave", ".rf64", ".w64", ".flac", ".mp3",  ".ogg",
+                                                       ".oga",  ".opus", ".m4a",  ".aac", ".adts", ".aiff", ".aif",
+                                                       ".aifc", ".au",   ".snd",  ".caf", ".mka"};
   return kExtensions;
 }
 
@@ -61,7 +61,9 @@ bool holds_bits(const std::string& format, const std::string& bits) {
 }
 
 // Opus (libopus) runs only at these rates; --rate must be one of them.
-bool opus_rate(int rate) { return rate == 8000 || rate == 12000 || rate == 16000 || rate == 24000 || rate == 48000; }
+bool opus_rate(int rate) {
+  return rate == 8000 || rate == 12000 || rate == 16000 || rate == 24000 || rate == 48000;
+}
 
 // The codec of an Ogg stream from its first packet: "opus", "vorbis" or "" (FLAC, Speex, unreadable).
 std::string ogg_codec(const fs::path& path) {
@@ -175,16 +177,15 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
 void check_args(const AudioArgs& args) {
   if (!args.bits.empty() && !args.format.empty() && !holds_bits(args.format, args.bits)) {
     throw CLI::ValidationError(
-        "--bits", is_lossy(args.format)
-                      ? fmt::format("{} output is lossy and takes no --bits", args.format)
-                      : fmt::format("FLAC holds 16 or 24-bit integers, not --bits {}", args.bits));
+        "--bits", is_lossy(args.format) ? fmt::format("{} output is lossy and takes no --bits", args.format)
+                                        : fmt::format("FLAC holds 16 or 24-bit integers, not --bits {}", args.bits));
   }
   if (args.bit_rate > 0 && args.format != "mp3" && args.format != "opus" && args.format != "m4a") {
     throw CLI::ValidationError("--bit-rate", "--bit-rate needs --format mp3, opus or m4a");
   }
   if (args.format == "opus" && args.rate > 0 && !opus_rate(args.rate)) {
-    throw CLI::ValidationError(
-        "--rate", fmt::format("Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not {}", args.rate));
+    throw CLI::ValidationError("--rate",
+                               fmt::format("Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not {}", args.rate));
   }
   try {
     audio::parse_effects(args.effects);
@@ -210,9 +211,9 @@ Command add_audio_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "audio", "Convert audio files (files, or folders recursively): effects, sample rate, channels, format");
   cmd->add_option("INPUT", args->inputs, "Audio files or folders")->required();
-  cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")->required();
-  cmd->add_option("--format", args->format,
-                  "Output format (default: the input's when loom writes it, else wav)")
+  cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")
+      ->required();
+  cmd->add_option("--format", args->format, "Output format (default: the input's when loom writes it, else wav)")
       ->check(CLI::IsMember({"wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a"}));
   cmd->add_option("--bit-rate", args->bit_rate,
                   "Bit rate in bits per second of mp3, opus or m4a (AAC) output (default: the encoder's)")

@@ -37,10 +37,10 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
                                  std::vector<std::string>& errors);
 
 struct BatchOptions {
-  int jobs = 0;             // worker threads; 0: one per core
-  bool overwrite = false;   // replace existing outputs (the command's writes; run_batch writes nothing)
-  bool fail_fast = false;   // start no new file after the first failure
-  bool quiet = false;       // no progress bar, no summary
+  int jobs = 0;                // worker threads; 0: one per core
+  bool overwrite = false;      // replace existing outputs (the command's writes; run_batch writes nothing)
+  bool fail_fast = false;      // start no new file after the first failure
+  bool quiet = false;          // no progress bar, no summary
   const char* noun = "files";  // the summary's rate unit: "N ok, M failed in S s (X <noun>/s, Y MB/s)"
   std::string summary_suffix;  // appended to the summary line
 };

@@ -1,9 +1,8 @@
 // `loom bench resize|noise|normalize`: times one loom operation in-process on a synthetic image and
 // prints one JSON line (see docs/cli.md).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include <latch>
 #include <memory>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -172,8 +172,9 @@ int run_bench(const BenchArgs& args) {
 Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "Time a loom operation in-process on a synthetic uint8 RGB image");
-  cmd->add_option("OP", args->op, "resize (to 224x224, antialiased bilinear), noise (sigma 0.1) or normalize "
-                                  "(uint8 HWC to float32 CHW, ImageNet mean/std)")
+  cmd->add_option("OP", args->op,
+                  "resize (to 224x224, antialiased bilinear), noise (sigma 0.1) or normalize "
+                  "(uint8 HWC to float32 CHW, ImageNet mean/std)")
       ->required()
       ->check(CLI::IsMember({"resize", "noise", "normalize"}));
   cmd->add_option("--size", args->size, "Input image size WxH")->capture_default_str();

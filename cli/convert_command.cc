@@ -1,13 +1,13 @@
 // `loom convert INPUT... -o OUTDIR`: decode images, optionally crop, resize, flip and add noise,
 // encode JPEG or PNG.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
-#include <random>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -45,7 +45,7 @@ struct ConvertArgs {
   bool hflip = false;
   double noise = 0.0;  // sigma on the [0, 1] scale; used when noise_on
   bool noise_on = false;
-  std::string seed;  // decimal, or empty: a random seed
+  std::string seed;    // decimal, or empty: a random seed
   BatchOptions batch;  // -j, --overwrite, --fail-fast, -q
 };
 
@@ -59,8 +59,8 @@ std::optional<CropSpec> parse_crop(const std::string& crop, const std::string& c
   if (!crop.empty()) {
     const std::optional<Geometry> g = parse_geometry(crop, /*offset=*/true);
     if (!g) {
-      throw CLI::ValidationError(
-          "--crop", fmt::format("'{}' is not WxH or WxH+X+Y (positive W and H, X and Y >= 0)", crop));
+      throw CLI::ValidationError("--crop",
+                                 fmt::format("'{}' is not WxH or WxH+X+Y (positive W and H, X and Y >= 0)", crop));
     }
     return CropSpec{*g, false};
   }
@@ -73,8 +73,7 @@ std::optional<CropSpec> parse_crop(const std::string& crop, const std::string& c
       g = parse_geometry(center_crop, /*offset=*/false);
     }
     if (!g) {
-      throw CLI::ValidationError("--center-crop",
-                                 fmt::format("'{}' is not WxH or N (positive integers)", center_crop));
+      throw CLI::ValidationError("--center-crop", fmt::format("'{}' is not WxH or N (positive integers)", center_crop));
     }
     return CropSpec{*g, true};
   }
@@ -225,8 +224,7 @@ int run_convert(const ConvertArgs& args) {
   BatchOptions options = args.batch;
   options.noun = "images";
   if (steps.noise_seed) options.summary_suffix = fmt::format(", seed {}", *steps.noise_seed);
-  return run_batch(jobs, input_errors, options,
-                   [&](const BatchJob& job) { return convert_one(args, steps, job); });
+  return run_batch(jobs, input_errors, options, [&](const BatchJob& job) { return convert_one(args, steps, job); });
 }
 
 }  // namespace
@@ -235,11 +233,14 @@ Command add_convert_command(CLI::App& app) {
   auto args = std::make_shared<ConvertArgs>();
   CLI::App* cmd = app.add_subcommand("convert", "Convert images (files, or folders recursively) to JPEG or PNG");
   cmd->add_option("INPUT", args->inputs, "Image files or folders")->required();
-  cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")->required();
+  cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")
+      ->required();
   cmd->add_option("--format", args->format, "Output format (default: JPEG for JPEG inputs, PNG for the others)")
       ->check(CLI::IsMember({"jpg", "png"}));
   cmd->add_option("--quality", args->quality, "JPEG quality 1-100")->check(CLI::Range(1, 100))->capture_default_str();
-  cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")->check(CLI::Range(0, 9))->capture_default_str();
+  cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
   cmd->add_option("--mode", args->mode, "Channels to decode to")
       ->check(CLI::IsMember({"unchanged", "gray", "rgb", "rgba"}))
       ->capture_default_str();
@@ -249,15 +250,19 @@ Command add_convert_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-antialias", args->no_antialias, "Do not widen the filter when downscaling");
   cmd->add_flag("--exif-orientation", args->exif, "Turn images upright as their EXIF orientation says");
-  CLI::Option* crop = cmd->add_option(
-      "--crop", args->crop, "Keep the WxH region whose top-left corner is at X,Y (WxH+X+Y; WxH: at 0,0), before resizing");
-  CLI::Option* center_crop = cmd->add_option(
-      "--center-crop", args->center_crop, "Keep the centred WxH (or NxN) region, zero-padded when larger, before resizing");
+  CLI::Option* crop =
+      cmd->add_option("--crop", args->crop,
+                      "Keep the WxH region whose top-left corner is at X,Y (WxH+X+Y; WxH: at 0,0), before resizing");
+  CLI::Option* center_crop =
+      cmd->add_option("--center-crop", args->center_crop,
+                      "Keep the centred WxH (or NxN) region, zero-padded when larger, before resizing");
   crop->excludes(center_crop);
   cmd->add_flag("--hflip", args->hflip, "Mirror left-right (after resizing)");
   CLI::Option* noise = cmd->add_option(
-      "--noise", args->noise, "Add Gaussian noise of this sigma on the [0, 1] scale (0.1 = 25.5 levels), as torchvision GaussianNoise");
-  CLI::Option* seed = cmd->add_option("--seed", args->seed, "Noise seed: the same seed gives the same files (default: random, printed)");
+      "--noise", args->noise,
+      "Add Gaussian noise of this sigma on the [0, 1] scale (0.1 = 25.5 levels), as torchvision GaussianNoise");
+  CLI::Option* seed = cmd->add_option("--seed", args->seed,
+                                      "Noise seed: the same seed gives the same files (default: random, printed)");
   seed->needs(noise);
   add_batch_flags(*cmd, args->batch);
   cmd->callback([args, noise] {  // reject bad values while parsing, before any file is touched

@@ -1,8 +1,8 @@
 // `loom frames VIDEO -o OUTDIR`: decode chosen frames of a video (by index, time, range, interval or
 // count) and write each as OUTDIR/frame_%06d.<png|jpg>, named by its index in the stream.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -49,8 +49,8 @@ enum class SelectorKind { kAll, kIndices, kTimes, kRange, kEvery, kNum };
 
 struct Selector {
   SelectorKind kind = SelectorKind::kAll;
-  std::vector<int64_t> indices;  // kIndices, as typed (negative counts from the end)
-  std::vector<double> times;     // kTimes
+  std::vector<int64_t> indices;        // kIndices, as typed (negative counts from the end)
+  std::vector<double> times;           // kTimes
   std::optional<int64_t> start, stop;  // kRange (Python slice; unset = open end)
   int64_t step = 1;                    // kRange, > 0
   double every = 0;                    // kEvery, > 0
@@ -129,7 +129,8 @@ Selector parse_selector(const FramesArgs& args) {
     }
     if (!ok) {
       throw CLI::ValidationError(
-          "--range", fmt::format("'{}' is not START:STOP or START:STOP:STEP (integers, may be empty; STEP > 0)", *args.range));
+          "--range",
+          fmt::format("'{}' is not START:STOP or START:STOP:STEP (integers, may be empty; STEP > 0)", *args.range));
     }
   } else if (args.every) {
     s.kind = SelectorKind::kEvery;
@@ -142,7 +143,8 @@ Selector parse_selector(const FramesArgs& args) {
     s.kind = SelectorKind::kNum;
     const std::optional<int64_t> n = parse_int(*args.num);
     if (!n || *n <= 0 || *n > static_cast<int64_t>(kMaxListItems)) {
-      throw CLI::ValidationError("--num", fmt::format("'{}' is not a frame count from 1 to {}", *args.num, kMaxListItems));
+      throw CLI::ValidationError("--num",
+                                 fmt::format("'{}' is not a frame count from 1 to {}", *args.num, kMaxListItems));
     }
     s.num = *n;
   }
@@ -182,8 +184,8 @@ std::vector<int64_t> resolve_indices(const Selector& s, int64_t n, const std::st
       for (const int64_t i : s.indices) {
         if (i < -n || i >= n) {
           throw Error(ErrorCode::kInvalidInput, input,
-                      fmt::format("frame index {} is out of range: the video has {} frames (valid: {} to {})", i, n,
-                                  -n, n - 1));
+                      fmt::format("frame index {} is out of range: the video has {} frames (valid: {} to {})", i, n, -n,
+                                  n - 1));
         }
         out.push_back(i < 0 ? i + n : i);
       }
@@ -313,9 +315,9 @@ int run_frames(const FramesArgs& args) {
     if (resize) {  // resized in the colour conversion, to a size computed from the stream's
       const Size target = resize_target(*resize, Size{m.stream.height, m.stream.width});
       if (std::max(target.height, target.width) > kMaxResizeSide) {
-        throw Error(ErrorCode::kInvalidInput, args.input,
-                    fmt::format("--resize gives {}x{}, larger than {} on a side", target.width, target.height,
-                                kMaxResizeSide));
+        throw Error(
+            ErrorCode::kInvalidInput, args.input,
+            fmt::format("--resize gives {}x{}, larger than {} on a side", target.width, target.height, kMaxResizeSide));
       }
       output_size = target;
       decoder->set_output_size(output_size);
@@ -336,7 +338,8 @@ int run_frames(const FramesArgs& args) {
       for (const int64_t i : indices) {
         std::error_code ec;
         if (fs::exists(fs::symlink_status(output.path(i), ec))) {
-          return fail(fmt::format("{}: exists; pass --overwrite to replace it (nothing written)", output.path(i).string()));
+          return fail(
+              fmt::format("{}: exists; pass --overwrite to replace it (nothing written)", output.path(i).string()));
         }
       }
     }
@@ -349,7 +352,8 @@ int run_frames(const FramesArgs& args) {
   const int64_t out_w = output_size ? output_size->width : m.stream.width;
   const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
-  const size_t chunk = static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
+  const size_t chunk =
+      static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
   Progress progress(static_cast<int64_t>(indices.size()), !args.batch.quiet);
   bool failed = false;
 
@@ -374,8 +378,9 @@ int run_frames(const FramesArgs& args) {
   };
 
   for (size_t begin = 0; begin < indices.size() && !failed; begin += chunk) {
-    const std::vector<int64_t> part(indices.begin() + static_cast<std::ptrdiff_t>(begin),
-                                    indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
+    const std::vector<int64_t> part(
+        indices.begin() + static_cast<std::ptrdiff_t>(begin),
+        indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
     std::string error;
     const std::vector<Decoded> frames = decode_chunk(*decoder, part, args.input, error);
     if (!write_all(frames)) break;
@@ -393,23 +398,30 @@ int run_frames(const FramesArgs& args) {
 Command add_frames_command(CLI::App& app) {
   auto args = std::make_shared<FramesArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "frames", "Write frames of a video as OUTDIR/frame_%06d.png (or .jpg), named by frame index (default: every frame)");
+      "frames",
+      "Write frames of a video as OUTDIR/frame_%06d.png (or .jpg), named by frame index (default: every frame)");
   cmd->add_option("VIDEO", args->input, "Video file")->required();
   cmd->add_option("-o,--output", args->outdir, "Output folder (created when missing; not needed with --format null)");
-  cmd->add_option("--indices", args->indices, "Frame indices i,j,k (any order, repeats written once; negative: from the end)");
+  cmd->add_option("--indices", args->indices,
+                  "Frame indices i,j,k (any order, repeats written once; negative: from the end)");
   cmd->add_option("--times", args->times, "Seconds t1,t2,...: the frame played at each time");
   cmd->add_option("--range", args->range, "START:STOP[:STEP] frame indices, half-open, Python slice rules");
   cmd->add_option("--every", args->every, "The frames played at begin, begin+S, begin+2S, ... before the end");
-  cmd->add_option("--num", args->num, "N frames evenly spaced from the first to the last (TorchCodec's regular sampling)");
-  cmd->add_option("--seek", args->seek, "exact: scan the packets at open (right on any file); approximate: trust the header")
+  cmd->add_option("--num", args->num,
+                  "N frames evenly spaced from the first to the last (TorchCodec's regular sampling)");
+  cmd->add_option("--seek", args->seek,
+                  "exact: scan the packets at open (right on any file); approximate: trust the header")
       ->check(CLI::IsMember({"exact", "approximate"}))
       ->capture_default_str();
   cmd->add_option("--format", args->format, "png, jpg, or null (decode and convert, write nothing: for timing)")
       ->check(CLI::IsMember({"png", "jpg", "null"}))
       ->capture_default_str();
-  cmd->add_option("--resize", args->resize, "WxH, or N for the shorter side (aspect kept), in the colour conversion (bilinear)");
+  cmd->add_option("--resize", args->resize,
+                  "WxH, or N for the shorter side (aspect kept), in the colour conversion (bilinear)");
   cmd->add_option("--quality", args->quality, "JPEG quality 1-100")->check(CLI::Range(1, 100))->capture_default_str();
-  cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")->check(CLI::Range(0, 9))->capture_default_str();
+  cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
   add_batch_flags(*cmd, args->batch, /*fail_fast_flag=*/false);
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before the video is opened
   return {cmd, [args] { return run_frames(*args); }};

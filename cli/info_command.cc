@@ -1,11 +1,10 @@
 // `loom info FILE...`: one JSON object per line describing each file.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "commands.h"
@@ -91,8 +90,11 @@ ordered_json describe_video(const std::filesystem::path& path, Format format, bo
   j["audio_streams"] = m.audio_streams.size();
   ordered_json audio = ordered_json::array();
   for (const StreamInfo& a : m.audio_streams) {
-    audio.push_back(ordered_json{{"stream_index", a.index}, {"codec", a.codec}, {"sample_rate", a.sample_rate},
-                                 {"channels", a.channels}, {"duration", a.duration_seconds}});
+    audio.push_back(ordered_json{{"stream_index", a.index},
+                                 {"codec", a.codec},
+                                 {"sample_rate", a.sample_rate},
+                                 {"channels", a.channels},
+                                 {"duration", a.duration_seconds}});
   }
   j["audio"] = std::move(audio);
   return j;

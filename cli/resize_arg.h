@@ -2,9 +2,9 @@
 // shorter side, aspect ratio kept, as torchvision's Resize(N)). Thread safety: pure functions.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <optional>

@@ -42,7 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: break;
     case 1: opt.frame_offset = 100; break;
     case 2: opt.num_frames = 1000; break;
-    case 3: opt.frame_offset = 4097; opt.num_frames = 50; break;
+    case 3:
+      opt.frame_offset = 4097;
+      opt.num_frames = 50;
+      break;
   }
   opt.normalize = (knobs & 4) == 0;
   opt.channels_first = (knobs & 8) == 0;

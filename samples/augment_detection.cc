@@ -30,7 +30,8 @@ void print_sample(const char* title, const loom::transforms::Sample& s) {
   }
   const loom::Tensor& k = s.keypoints->data;
   std::printf("  %lld keypoints:", static_cast<long long>(k.size(0)));
-  for (int64_t i = 0; i < k.size(0); ++i) std::printf(" (%.1f, %.1f)", k.data<float>()[2 * i], k.data<float>()[2 * i + 1]);
+  for (int64_t i = 0; i < k.size(0); ++i)
+    std::printf(" (%.1f, %.1f)", k.data<float>()[2 * i], k.data<float>()[2 * i + 1]);
   std::printf("\n");
 }
 
@@ -88,7 +89,8 @@ int main(int argc, char** argv) {
     // Draw the boxes (one color per label) and the keypoints, as torchvision.utils does.
     vision::BoxDrawOptions draw;
     for (int64_t i = 0; i < out.labels.numel(); ++i) {
-      draw.colors.push_back(out.labels.data<int64_t>()[i] == 1 ? vision::Color{255, 64, 0} : vision::Color{0, 160, 255});
+      draw.colors.push_back(out.labels.data<int64_t>()[i] == 1 ? vision::Color{255, 64, 0}
+                                                               : vision::Color{0, 160, 255});
     }
     if (draw.colors.empty()) draw.colors = {{255, 64, 0}};  // no boxes left: the color is unused
     draw.width = 3;
@@ -98,7 +100,8 @@ int main(int argc, char** argv) {
       kp.color = {255, 255, 0};
       kp.radius = 4;
       // draw_keypoints takes [instances, points, 2]: here one instance holding every point.
-      drawn = vision::draw_keypoints(drawn, out.keypoints->data.contiguous().view({1, out.keypoints->data.size(0), 2}), kp);
+      drawn =
+          vision::draw_keypoints(drawn, out.keypoints->data.contiguous().view({1, out.keypoints->data.size(0), 2}), kp);
     }
     vision::write_image(drawn, argv[2]);
     std::printf("wrote %s\n", argv[2]);

@@ -16,7 +16,9 @@ void check(cudaError_t status, const char* what) {
 
 }  // namespace
 
-bool built_with_cuda() { return true; }
+bool built_with_cuda() {
+  return true;
+}
 
 int cuda_device_count() {
   int count = 0;

@@ -4,9 +4,13 @@
 
 namespace loom::accel {
 
-bool built_with_cuda() { return false; }
+bool built_with_cuda() {
+  return false;
+}
 
-int cuda_device_count() { return 0; }
+int cuda_device_count() {
+  return 0;
+}
 
 Tensor to_device(const Tensor& src, Device device) {
   if (src.device().is_cpu() && device.is_cpu()) return src.clone();

@@ -17,7 +17,7 @@ namespace loom::audio::detail {
 
 // Where the encoded bytes come from: a file path (read through the OS, never whole) or a ByteSource.
 struct Input {
-  std::filesystem::path path;       // used when source is empty
+  std::filesystem::path path;  // used when source is empty
   std::optional<ByteSource> source;
   std::string name() const { return source ? source->name() : path.string(); }
 };

@@ -73,7 +73,8 @@ Tensor lfilter(const Tensor& samples, const Tensor& a_coeffs, const Tensor& b_co
   const int64_t channels = in.size(0), frames = in.size(1);
   const bool per_channel = a_coeffs.ndim() == 2 && batching;
   if (per_channel && filters != channels)
-    invalid("lfilter", "batching: " + std::to_string(filters) + " filters for " + std::to_string(channels) + " channels");
+    invalid("lfilter",
+            "batching: " + std::to_string(filters) + " filters for " + std::to_string(channels) + " channels");
   for (int64_t f = 0; f < filters; ++f) {
     const double a0 = a[f * taps];
     if (a0 == 0) invalid("lfilter", "a0 must not be 0");

@@ -15,8 +15,8 @@ extern "C" {
 #include <type_traits>
 
 #include "audio_decoder.h"
-#include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/error.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 
 namespace loom::audio::detail {
 namespace {
@@ -36,18 +36,37 @@ DType native_of(AVSampleFormat fmt, const std::string& name) {
     case AV_SAMPLE_FMT_DBL: return DType::kFloat64;
     default:
       throw Error(ErrorCode::kUnsupported, name,
-                  fmt::format("unsupported decoder sample format {}", av_get_sample_fmt_name(fmt) ? av_get_sample_fmt_name(fmt) : "none"));
+                  fmt::format("unsupported decoder sample format {}",
+                              av_get_sample_fmt_name(fmt) ? av_get_sample_fmt_name(fmt) : "none"));
   }
 }
 
 template <typename T>
 float to_float(T v);
-template <> float to_float<uint8_t>(uint8_t v) { return (static_cast<float>(v) - 128.0f) / 128.0f; }
-template <> float to_float<int16_t>(int16_t v) { return static_cast<float>(v) / 32768.0f; }
-template <> float to_float<int32_t>(int32_t v) { return static_cast<float>(v) / 2147483648.0f; }
-template <> float to_float<int64_t>(int64_t v) { return static_cast<float>(v) / 9223372036854775808.0f; }
-template <> float to_float<float>(float v) { return v; }
-template <> float to_float<double>(double v) { return static_cast<float>(v); }
+template <>
+float to_float<uint8_t>(uint8_t v) {
+  return (static_cast<float>(v) - 128.0f) / 128.0f;
+}
+template <>
+float to_float<int16_t>(int16_t v) {
+  return static_cast<float>(v) / 32768.0f;
+}
+template <>
+float to_float<int32_t>(int32_t v) {
+  return static_cast<float>(v) / 2147483648.0f;
+}
+template <>
+float to_float<int64_t>(int64_t v) {
+  return static_cast<float>(v) / 9223372036854775808.0f;
+}
+template <>
+float to_float<float>(float v) {
+  return v;
+}
+template <>
+float to_float<double>(double v) {
+  return static_cast<float>(v);
+}
 
 // Copies frames [first, first + n) of `frame` into interleaved `out` (float32 when normalize).
 template <typename T>
@@ -170,9 +189,9 @@ class FfmpegDecoder final : public Decoder {
   bool planar() const { return av_sample_fmt_is_planar(static_cast<AVSampleFormat>(frame_->format)); }
 
   void arm_deadline() {
-    deadline_.until = std::chrono::steady_clock::now() +
-                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                          std::chrono::duration<double>(limits_.deadline_seconds));
+    deadline_.until =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(limits_.deadline_seconds));
   }
 
   void check_deadline() {
@@ -200,7 +219,8 @@ class FfmpegDecoder final : public Decoder {
     if (requested_stream_ >= 0) {
       if (static_cast<unsigned>(requested_stream_) >= ctx->nb_streams ||
           ctx->streams[requested_stream_]->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) {
-        throw Error(ErrorCode::kInvalidInput, name_, fmt::format("stream {} is not an audio stream", requested_stream_));
+        throw Error(ErrorCode::kInvalidInput, name_,
+                    fmt::format("stream {} is not an audio stream", requested_stream_));
       }
       stream_ = requested_stream_;
     } else {
@@ -303,8 +323,9 @@ class FfmpegDecoder final : public Decoder {
 
   [[noreturn]] void decode_error(int ret) {
     if (ret == AVERROR(ENOMEM)) throw std::bad_alloc();
-    throw Error(ret == AVERROR_PATCHWELCOME ? ErrorCode::kUnsupported : ErrorCode::kInvalidInput, name_,
-                fmt::format("corrupt or truncated audio data after frame {}: {}", position_, ffmpeg::error_string(ret)));
+    throw Error(
+        ret == AVERROR_PATCHWELCOME ? ErrorCode::kUnsupported : ErrorCode::kInvalidInput, name_,
+        fmt::format("corrupt or truncated audio data after frame {}: {}", position_, ffmpeg::error_string(ret)));
   }
 
   void check_frame() {
@@ -331,8 +352,8 @@ class FfmpegDecoder final : public Decoder {
   UniqueFrame frame_;
   int stream_ = -1;
   std::optional<int64_t> estimate_;  // frames, from the container's duration
-  int64_t frame_frames_ = 0;  // samples per channel in frame_
-  int64_t frame_used_ = 0;    // of which already returned
+  int64_t frame_frames_ = 0;         // samples per channel in frame_
+  int64_t frame_used_ = 0;           // of which already returned
   bool demux_done_ = false, flushed_ = false, decoder_done_ = false;
 };
 

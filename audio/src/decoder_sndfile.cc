@@ -1,7 +1,6 @@
 // libsndfile decoding for WAV/AIFF/AU/CAF/FLAC PCM-family files and Ogg/Vorbis.
-#include <sndfile.h>
-
 #include <fmt/format.h>
+#include <sndfile.h>
 
 #include <cstring>
 #include <fstream>
@@ -22,19 +21,29 @@ bool served(const SF_INFO& info) {
   const int major = info.format & SF_FORMAT_TYPEMASK;
   const int sub = info.format & SF_FORMAT_SUBMASK;
   switch (major) {
-    case SF_FORMAT_WAV: case SF_FORMAT_WAVEX: case SF_FORMAT_RF64: case SF_FORMAT_W64: case SF_FORMAT_AIFF:
-    case SF_FORMAT_AU: case SF_FORMAT_CAF: case SF_FORMAT_FLAC: case SF_FORMAT_OGG:
-      break;
-    default:
-      return false;
+    case SF_FORMAT_WAV:
+    case SF_FORMAT_WAVEX:
+    case SF_FORMAT_RF64:
+    case SF_FORMAT_W64:
+    case SF_FORMAT_AIFF:
+    case SF_FORMAT_AU:
+    case SF_FORMAT_CAF:
+    case SF_FORMAT_FLAC:
+    case SF_FORMAT_OGG: break;
+    default: return false;
   }
   switch (sub) {
-    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_16: case SF_FORMAT_PCM_24: case SF_FORMAT_PCM_32:
-    case SF_FORMAT_PCM_U8: case SF_FORMAT_FLOAT: case SF_FORMAT_DOUBLE: case SF_FORMAT_ULAW:
-    case SF_FORMAT_ALAW: case SF_FORMAT_VORBIS:
-      return true;
-    default:
-      return false;  // ADPCM, Opus, MP3, ...: FFmpeg
+    case SF_FORMAT_PCM_S8:
+    case SF_FORMAT_PCM_16:
+    case SF_FORMAT_PCM_24:
+    case SF_FORMAT_PCM_32:
+    case SF_FORMAT_PCM_U8:
+    case SF_FORMAT_FLOAT:
+    case SF_FORMAT_DOUBLE:
+    case SF_FORMAT_ULAW:
+    case SF_FORMAT_ALAW:
+    case SF_FORMAT_VORBIS: return true;
+    default: return false;  // ADPCM, Opus, MP3, ...: FFmpeg
   }
 }
 
@@ -50,9 +59,12 @@ class SndfileDecoder final : public Decoder {
     sub_ = info.format & SF_FORMAT_SUBMASK;
     switch (sub_) {
       case SF_FORMAT_PCM_U8: native_ = DType::kUInt8; break;
-      case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_16: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW:
-        native_ = DType::kInt16; break;
-      case SF_FORMAT_PCM_24: case SF_FORMAT_PCM_32: native_ = DType::kInt32; break;
+      case SF_FORMAT_PCM_S8:
+      case SF_FORMAT_PCM_16:
+      case SF_FORMAT_ULAW:
+      case SF_FORMAT_ALAW: native_ = DType::kInt16; break;
+      case SF_FORMAT_PCM_24:
+      case SF_FORMAT_PCM_32: native_ = DType::kInt32; break;
       case SF_FORMAT_DOUBLE: native_ = DType::kFloat64; break;
       default: native_ = DType::kFloat32; break;  // FLOAT, VORBIS
     }
@@ -103,7 +115,8 @@ class SndfileDecoder final : public Decoder {
       // full decode there), so seek by decoding: forward from here, backward from the start.
       if (frame < position_) {
         if (sf_seek(file_.get(), 0, SEEK_SET) != 0) {
-          throw Error(ErrorCode::kInvalidInput, name_, fmt::format("cannot seek to the start: {}", sf_strerror(file_.get())));
+          throw Error(ErrorCode::kInvalidInput, name_,
+                      fmt::format("cannot seek to the start: {}", sf_strerror(file_.get())));
         }
         position_ = 0;
       }
@@ -117,8 +130,8 @@ class SndfileDecoder final : public Decoder {
       return;
     }
     if (sf_seek(file_.get(), frame, SEEK_SET) != frame) {
-      throw Error(ErrorCode::kInvalidInput, name_, fmt::format("cannot seek to frame {}: {}", frame,
-                                                               sf_strerror(file_.get())));
+      throw Error(ErrorCode::kInvalidInput, name_,
+                  fmt::format("cannot seek to frame {}: {}", frame, sf_strerror(file_.get())));
     }
     position_ = frame;
   }
@@ -138,8 +151,9 @@ class SndfileDecoder final : public Decoder {
 std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits&) {
   // Formats that loom's sniffer names and libsndfile does not serve go straight to FFmpeg (libsndfile's
   // MP3 reader would also print warnings of its own on stderr).
-  const Format sniffed = input.source ? sniff_format(input.source->bytes().first(std::min<size_t>(input.source->size(), 512)))
-                                      : sniff_file(input.path);
+  const Format sniffed = input.source
+                             ? sniff_format(input.source->bytes().first(std::min<size_t>(input.source->size(), 512)))
+                             : sniff_file(input.path);
   if (sniffed != Format::kUnknown && sniffed != Format::kWav && sniffed != Format::kAiff && sniffed != Format::kFlac &&
       sniffed != Format::kAu && sniffed != Format::kOgg) {
     return nullptr;

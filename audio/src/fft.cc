@@ -24,7 +24,9 @@ cfloat unit_root(int64_t num, int64_t den) {
 }
 
 // Row stride (in cfloats) that keeps every row 64-byte aligned.
-int aligned_stride(int n) { return (n + 7) / 8 * 8; }
+int aligned_stride(int n) {
+  return (n + 7) / 8 * 8;
+}
 
 }  // namespace
 
@@ -41,11 +43,17 @@ TxPlan::TxPlan(int n, bool inverse) : n_(n) {
   fn_ = fn;
 }
 
-TxPlan::~TxPlan() { av_tx_uninit(&ctx_); }
+TxPlan::~TxPlan() {
+  av_tx_uninit(&ctx_);
+}
 
-void TxPlan::run(cfloat* out, cfloat* in) const { fn_(ctx_, out, in, sizeof(AVComplexFloat)); }
+void TxPlan::run(cfloat* out, cfloat* in) const {
+  fn_(ctx_, out, in, sizeof(AVComplexFloat));
+}
 
-void AlignedBuffer::Free::operator()(cfloat* p) const { av_free(p); }
+void AlignedBuffer::Free::operator()(cfloat* p) const {
+  av_free(p);
+}
 
 AlignedBuffer::AlignedBuffer(size_t n) {
   if (n == 0) return;
@@ -116,9 +124,7 @@ ComplexFft::ComplexFft(int n) : n_(n), in_(static_cast<size_t>(n)), out_(static_
 
 void ComplexFft::run() {
   switch (kind_) {
-    case Kind::kDirect:
-      plan_->run(out_.data(), in_.data());
-      return;
+    case Kind::kDirect: plan_->run(out_.data(), in_.data()); return;
     case Kind::kSplit: {
       // Rows k1 of work_a: sum_i1 x[n2 i1 + i2] w_n1^(i1 k1), then times w_n^(i2 k1). Loops run along i2,
       // contiguous in both x and the row, so that the compiler vectorises them.
@@ -147,10 +153,12 @@ void ComplexFft::run() {
       }
       cfloat* a = work_a_.data();
       cfloat* b = work_b_.data();
-      for (int k1 = 0; k1 < n1; ++k1) plan_->run(b + static_cast<size_t>(k1) * stride, a + static_cast<size_t>(k1) * stride);
+      for (int k1 = 0; k1 < n1; ++k1)
+        plan_->run(b + static_cast<size_t>(k1) * stride, a + static_cast<size_t>(k1) * stride);
       cfloat* out = out_.data();
       for (int k1 = 0; k1 < n1; ++k1)
-        for (int k2 = 0; k2 < n2; ++k2) out[k1 + static_cast<size_t>(n1) * k2] = b[static_cast<size_t>(k1) * stride + k2];
+        for (int k2 = 0; k2 < n2; ++k2)
+          out[k1 + static_cast<size_t>(n1) * k2] = b[static_cast<size_t>(k1) * stride + k2];
       return;
     }
     case Kind::kBluestein: {

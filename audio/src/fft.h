@@ -78,14 +78,14 @@ class ComplexFft {
   int n_;
   Kind kind_ = Kind::kDirect;
   AlignedBuffer in_, out_;
-  std::unique_ptr<TxPlan> plan_;      // kDirect: n; kSplit: n2; kBluestein: forward m
-  std::unique_ptr<TxPlan> inverse_;   // kBluestein: inverse m
-  int n1_ = 1, n2_ = 1;               // kSplit
-  std::vector<cfloat> dft1_;          // kSplit: n1 x n1 matrix exp(-2 pi i a b / n1)
-  std::vector<cfloat> twiddle_;       // kSplit: [k1][i2] exp(-2 pi i i2 k1 / n)
-  AlignedBuffer work_a_, work_b_;     // kSplit: n each; kBluestein: m each
-  std::vector<cfloat> chirp_;         // kBluestein: exp(-i pi j^2 / n), j < n
-  AlignedBuffer chirp_fft_;           // kBluestein: FFT_m of the conjugate chirp, scaled by 1/m
+  std::unique_ptr<TxPlan> plan_;     // kDirect: n; kSplit: n2; kBluestein: forward m
+  std::unique_ptr<TxPlan> inverse_;  // kBluestein: inverse m
+  int n1_ = 1, n2_ = 1;              // kSplit
+  std::vector<cfloat> dft1_;         // kSplit: n1 x n1 matrix exp(-2 pi i a b / n1)
+  std::vector<cfloat> twiddle_;      // kSplit: [k1][i2] exp(-2 pi i i2 k1 / n)
+  AlignedBuffer work_a_, work_b_;    // kSplit: n each; kBluestein: m each
+  std::vector<cfloat> chirp_;        // kBluestein: exp(-i pi j^2 / n), j < n
+  AlignedBuffer chirp_fft_;          // kBluestein: FFT_m of the conjugate chirp, scaled by 1/m
 };
 
 }  // namespace loom::audio::detail

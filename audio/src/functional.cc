@@ -47,8 +47,7 @@ Tensor mix_up(const Tensor& samples, int64_t channels) {
   if (channels < 1) invalid("mix_up", "channels must be at least 1, got " + std::to_string(channels));
   const int64_t frames = in.size(1);
   Tensor out = Tensor::empty({channels, frames}, DType::kFloat32);
-  for (int64_t c = 0; c < channels; ++c)
-    std::copy_n(in.data<float>(), frames, out.data<float>() + c * frames);
+  for (int64_t c = 0; c < channels; ++c) std::copy_n(in.data<float>(), frames, out.data<float>() + c * frames);
   return out;
 }
 
@@ -63,8 +62,7 @@ Tensor mix(const Tensor& samples, const Tensor& matrix) {
                        std::to_string(channels));
   const Tensor m = matrix.contiguous();
   std::vector<double> w(static_cast<size_t>(m.numel()));
-  for (size_t i = 0; i < w.size(); ++i)
-    w[i] = m.dtype() == DType::kFloat32 ? m.data<float>()[i] : m.data<double>()[i];
+  for (size_t i = 0; i < w.size(); ++i) w[i] = m.dtype() == DType::kFloat32 ? m.data<float>()[i] : m.data<double>()[i];
   for (double v : w) check_finite("mix", "matrix", v);
   Tensor out = Tensor::empty({outs, frames}, DType::kFloat32);
   const float* src = in.data<float>();
@@ -109,14 +107,20 @@ Tensor fade(const Tensor& samples, int64_t fade_in_len, int64_t fade_out_len, Fa
     invalid("fade", "fade lengths (" + std::to_string(fade_in_len) + ", " + std::to_string(fade_out_len) +
                         ") must be in [0, " + std::to_string(frames) + "] frames");
   switch (shape) {
-    case FadeShape::kLinear: case FadeShape::kExponential: case FadeShape::kLogarithmic:
-    case FadeShape::kQuarterSine: case FadeShape::kHalfSine: break;
+    case FadeShape::kLinear:
+    case FadeShape::kExponential:
+    case FadeShape::kLogarithmic:
+    case FadeShape::kQuarterSine:
+    case FadeShape::kHalfSine: break;
     default: invalid("fade", "unknown fade shape");
   }
   // torch.linspace(0, 1, len): x_i = i / (len - 1); a single point is 0.
-  auto x_at = [](int64_t i, int64_t len) { return len > 1 ? static_cast<double>(i) / static_cast<double>(len - 1) : 0.0; };
+  auto x_at = [](int64_t i, int64_t len) {
+    return len > 1 ? static_cast<double>(i) / static_cast<double>(len - 1) : 0.0;
+  };
   std::vector<float> envelope(static_cast<size_t>(frames), 1.0f);
-  for (int64_t i = 0; i < fade_in_len; ++i) envelope[i] = static_cast<float>(fade_curve(shape, x_at(i, fade_in_len), true));
+  for (int64_t i = 0; i < fade_in_len; ++i)
+    envelope[i] = static_cast<float>(fade_curve(shape, x_at(i, fade_in_len), true));
   const int64_t out_start = frames - fade_out_len;
   for (int64_t i = 0; i < fade_out_len; ++i)
     envelope[out_start + i] =

@@ -1,4 +1,6 @@
 // load(), decode() and AudioReader over the private decoders (audio_decoder.h).
+#include "loom/audio/load.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 
 #include "audio_decoder.h"
 #include "loom/accel/interleave.h"
-#include "loom/audio/load.h"
 #include "loom/audio/reader.h"
 #include "loom/codec/error.h"
 
@@ -19,7 +20,8 @@ namespace detail {
 
 void check_stream(const std::string& name, int channels, int sample_rate, const Limits& limits) {
   if (channels <= 0 || sample_rate <= 0) {
-    throw Error(ErrorCode::kInvalidInput, name, fmt::format("audio stream has {} channels at {} Hz", channels, sample_rate));
+    throw Error(ErrorCode::kInvalidInput, name,
+                fmt::format("audio stream has {} channels at {} Hz", channels, sample_rate));
   }
   if (channels > limits.max_audio_channels || sample_rate > limits.max_sample_rate) {
     throw Error(ErrorCode::kLimitExceeded, name,
@@ -43,8 +45,8 @@ std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, cons
   }
   std::unique_ptr<Decoder> d = open_sndfile(input, limits);
   if (d != nullptr && stream_index > 0) {
-    throw Error(ErrorCode::kInvalidInput, name, fmt::format("stream {} is not an audio stream (the file has one stream)",
-                                                            stream_index));
+    throw Error(ErrorCode::kInvalidInput, name,
+                fmt::format("stream {} is not an audio stream (the file has one stream)", stream_index));
   }
   if (d == nullptr) d = open_ffmpeg(input, stream_index, limits);
   check_stream(name, d->channels(), d->sample_rate(), limits);
@@ -96,7 +98,8 @@ Tensor to_tensor(const uint8_t* data, int64_t frames, int channels, DType dtype,
   Tensor t = Tensor::empty({channels, frames}, dtype);
   const size_t element_bytes = element_size(dtype);
   std::vector<void*> rows(static_cast<size_t>(channels));
-  for (int c = 0; c < channels; ++c) rows[c] = static_cast<uint8_t*>(t.data()) + static_cast<size_t>(c * frames) * element_bytes;
+  for (int c = 0; c < channels; ++c)
+    rows[c] = static_cast<uint8_t*>(t.data()) + static_cast<size_t>(c * frames) * element_bytes;
   detail::deinterleave(data, frames, channels, element_bytes, rows.data(), 0);
   return t;
 }
@@ -132,9 +135,9 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
     const auto size = std::filesystem::file_size(input.path, ec);
     if (!ec) input_bytes = size;
     if (!ec && o.limits.max_bytes != 0 && size > o.limits.max_bytes) {
-      throw Error(ErrorCode::kLimitExceeded, name,
-                  fmt::format("file of {} bytes exceeds the limit of {} bytes (Limits::max_bytes)", size,
-                              o.limits.max_bytes));
+      throw Error(
+          ErrorCode::kLimitExceeded, name,
+          fmt::format("file of {} bytes exceeds the limit of {} bytes (Limits::max_bytes)", size, o.limits.max_bytes));
     }
   }
   std::unique_ptr<detail::Decoder> d = detail::open_decoder(input, o.stream_index, o.limits);
@@ -212,7 +215,8 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
       auto* base = static_cast<uint8_t*>(b.t.data());
       const size_t row = static_cast<size_t>(b.used) * element_bytes;
       for (int c = 1; c < channels; ++c) {
-        std::memmove(base + static_cast<size_t>(c) * row, base + static_cast<size_t>(c) * static_cast<size_t>(b.capacity) * element_bytes, row);
+        std::memmove(base + static_cast<size_t>(c) * row,
+                     base + static_cast<size_t>(c) * static_cast<size_t>(b.capacity) * element_bytes, row);
       }
     }
     const int64_t shape[2] = {o.channels_first ? channels : b.used, o.channels_first ? b.used : channels};
@@ -225,7 +229,10 @@ Audio load_from(const detail::Input& input, const LoadOptions& o) {
     for (int c = 0; c < channels; ++c) {
       for (const Block& b : blocks) {
         const size_t n = static_cast<size_t>(b.used) * element_bytes;
-        std::memcpy(dst, static_cast<const uint8_t*>(b.t.data()) + static_cast<size_t>(c) * static_cast<size_t>(b.capacity) * element_bytes, n);
+        std::memcpy(dst,
+                    static_cast<const uint8_t*>(b.t.data()) +
+                        static_cast<size_t>(c) * static_cast<size_t>(b.capacity) * element_bytes,
+                    n);
         dst += n;
       }
     }
@@ -288,10 +295,18 @@ AudioReader::~AudioReader() = default;
 AudioReader::AudioReader(AudioReader&&) noexcept = default;
 AudioReader& AudioReader::operator=(AudioReader&&) noexcept = default;
 
-int AudioReader::sample_rate() const { return impl_->decoder->sample_rate(); }
-int AudioReader::channels() const { return impl_->decoder->channels(); }
-std::optional<int64_t> AudioReader::num_frames() const { return impl_->decoder->num_frames(); }
-int64_t AudioReader::position() const { return impl_->decoder->position(); }
+int AudioReader::sample_rate() const {
+  return impl_->decoder->sample_rate();
+}
+int AudioReader::channels() const {
+  return impl_->decoder->channels();
+}
+std::optional<int64_t> AudioReader::num_frames() const {
+  return impl_->decoder->num_frames();
+}
+int64_t AudioReader::position() const {
+  return impl_->decoder->position();
+}
 
 Tensor AudioReader::read(int64_t max_frames) {
   if (max_frames <= 0) {

@@ -1,7 +1,6 @@
 // audio::save: WAV, FLAC, AIFF and Ogg/Vorbis through libsndfile (virtual I/O into memory); MP3, Opus and
-// AAC (M4A, ADTS) through FFmpeg (ffmpeg::AudioEncoder, muxed into memory through a custom AVIOContext);
-// then loom::write_file_atomic.
-#include "loom/codec/atomic_file.h"
+// AAC (M4A, ADTS) through FFmpeg (ffmpeg::AudioEncoder, muxed into memory through an ffmpeg::AvioSink);
+// then loom::write_file_atomic (loom/codec/atomic_file.h).
 #include "loom/audio/save.h"
 
 extern "C" {
@@ -9,9 +8,8 @@ extern "C" {
 #include <libavformat/avformat.h>
 #include <libavutil/mem.h>
 }
-#include <sndfile.h>
-
 #include <fmt/format.h>
+#include <sndfile.h>
 
 #include <algorithm>
 #include <cctype>
@@ -20,13 +18,13 @@ extern "C" {
 #include <new>
 #include <vector>
 
+#include "loom/codec/atomic_file.h"
+#include "loom/codec/byte_source.h"
+#include "loom/codec/error.h"
 #include "loom/codec/internal/avio_sink.h"
 #include "loom/codec/internal/ffmpeg_audio_encoder.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
 #include "sndfile_memory.h"
-
-#include "loom/codec/byte_source.h"
-#include "loom/codec/error.h"
 
 namespace loom::audio {
 namespace {
@@ -45,15 +43,25 @@ std::string format_of(const std::filesystem::path& path, const SaveOptions& o, c
   std::string f = lower(o.format);
   if (f.empty()) {
     const std::string ext = lower(path.extension().string());
-    if (ext == ".wav") f = "wav";
-    else if (ext == ".flac") f = "flac";
-    else if (ext == ".aif" || ext == ".aiff" || ext == ".aifc") f = "aiff";
-    else if (ext == ".ogg" || ext == ".oga") f = "ogg";
-    else if (ext == ".opus") f = "opus";
-    else if (ext == ".mp3") f = "mp3";
-    else if (ext == ".m4a") f = "m4a";
-    else if (ext == ".aac") f = "adts";
-    else throw Error(ErrorCode::kInvalidInput, name, fmt::format("no audio format for the extension \"{}\"; set SaveOptions::format", ext));
+    if (ext == ".wav")
+      f = "wav";
+    else if (ext == ".flac")
+      f = "flac";
+    else if (ext == ".aif" || ext == ".aiff" || ext == ".aifc")
+      f = "aiff";
+    else if (ext == ".ogg" || ext == ".oga")
+      f = "ogg";
+    else if (ext == ".opus")
+      f = "opus";
+    else if (ext == ".mp3")
+      f = "mp3";
+    else if (ext == ".m4a")
+      f = "m4a";
+    else if (ext == ".aac")
+      f = "adts";
+    else
+      throw Error(ErrorCode::kInvalidInput, name,
+                  fmt::format("no audio format for the extension \"{}\"; set SaveOptions::format", ext));
   }
   if (f == "vorbis") f = "ogg";
   if (f == "aac") f = "adts";
@@ -73,21 +81,30 @@ int sf_format_of(const std::string& format, const SaveOptions& o, DType dtype, c
   if (enc.empty()) {
     switch (dtype) {
       case DType::kUInt8: enc = format == "wav" ? "PCM_U" : "PCM_S"; break;
-      case DType::kInt16: case DType::kInt32: enc = "PCM_S"; break;
+      case DType::kInt16:
+      case DType::kInt32: enc = "PCM_S"; break;
       default: enc = format == "flac" ? "PCM_S" : "PCM_F"; break;
     }
   }
   if (bits == 0) {
-    if (enc == "ULAW" || enc == "ALAW" || enc == "PCM_U") bits = 8;
-    else if (enc == "PCM_F") bits = dtype == DType::kFloat64 ? 64 : 32;
-    else if (dtype == DType::kUInt8) bits = 8;
-    else if (dtype == DType::kInt16) bits = 16;
-    else bits = format == "flac" ? 24 : 32;
+    if (enc == "ULAW" || enc == "ALAW" || enc == "PCM_U")
+      bits = 8;
+    else if (enc == "PCM_F")
+      bits = dtype == DType::kFloat64 ? 64 : 32;
+    else if (dtype == DType::kUInt8)
+      bits = 8;
+    else if (dtype == DType::kInt16)
+      bits = 16;
+    else
+      bits = format == "flac" ? 24 : 32;
   }
   int sub = 0;
   if (enc == "PCM_S") {
-    sub = bits == 8 ? SF_FORMAT_PCM_S8 : bits == 16 ? SF_FORMAT_PCM_16 : bits == 24 ? SF_FORMAT_PCM_24
-        : bits == 32 ? SF_FORMAT_PCM_32 : 0;
+    sub = bits == 8    ? SF_FORMAT_PCM_S8
+          : bits == 16 ? SF_FORMAT_PCM_16
+          : bits == 24 ? SF_FORMAT_PCM_24
+          : bits == 32 ? SF_FORMAT_PCM_32
+                       : 0;
   } else if (enc == "PCM_U") {
     sub = bits == 8 ? SF_FORMAT_PCM_U8 : 0;
   } else if (enc == "PCM_F") {
@@ -110,13 +127,16 @@ std::vector<double> integer_to_unit(const Tensor& t) {
   std::vector<double> out(static_cast<size_t>(t.numel()));
   switch (t.dtype()) {
     case DType::kUInt8:
-      std::transform(t.data<uint8_t>(), t.data<uint8_t>() + t.numel(), out.begin(), [](uint8_t v) { return (v - 128) / 128.0; });
+      std::transform(t.data<uint8_t>(), t.data<uint8_t>() + t.numel(), out.begin(),
+                     [](uint8_t v) { return (v - 128) / 128.0; });
       break;
     case DType::kInt16:
-      std::transform(t.data<int16_t>(), t.data<int16_t>() + t.numel(), out.begin(), [](int16_t v) { return v / 32768.0; });
+      std::transform(t.data<int16_t>(), t.data<int16_t>() + t.numel(), out.begin(),
+                     [](int16_t v) { return v / 32768.0; });
       break;
     default:
-      std::transform(t.data<int32_t>(), t.data<int32_t>() + t.numel(), out.begin(), [](int32_t v) { return v / 2147483648.0; });
+      std::transform(t.data<int32_t>(), t.data<int32_t>() + t.numel(), out.begin(),
+                     [](int32_t v) { return v / 2147483648.0; });
       break;
   }
   return out;
@@ -145,7 +165,7 @@ void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const
                           int sample_rate, ffmpeg::AudioEncoderSettings& s, const std::string& name) {
   if (o.bit_rate) {
     const int64_t b = *o.bit_rate;
-    int64_t lo = 8000, hi = 320000;  // MP3 (LAME's 8 .. 320 kb/s)
+    int64_t lo = 8000, hi = 320000;                            // MP3 (LAME's 8 .. 320 kb/s)
     if (format == "opus") lo = 500, hi = 256000LL * channels;  // libopus, as FFmpeg checks it
     // AAC: at most 6144 bits per channel in a 1024-sample frame.
     if (format == "m4a" || format == "adts") hi = 6LL * ffmpeg::encoder_rate(codec, sample_rate) * channels;
@@ -162,7 +182,8 @@ void ffmpeg_rate_settings(const std::string& format, const SaveOptions& o, const
     const double c = *o.compression;
     if (format == "mp3" && c >= 0 && c <= 9) {
       if (o.bit_rate) {
-        throw Error(ErrorCode::kInvalidInput, name, "mp3 takes a bit_rate (CBR) or a compression (VBR quality), not both");
+        throw Error(ErrorCode::kInvalidInput, name,
+                    "mp3 takes a bit_rate (CBR) or a compression (VBR quality), not both");
       }
       s.vbr_quality = c;
     } else if (format == "opus" && c >= 0 && c <= 10 && c == std::floor(c)) {
@@ -183,8 +204,16 @@ Tensor planar_float(const Tensor& frames_first) {
       for (int64_t ch = 0; ch < c; ++ch) dst[ch * n + i] = static_cast<float>(value_at(i * c + ch));
   };
   switch (frames_first.dtype()) {
-    case DType::kFloat32: { const float* p = frames_first.data<float>(); put([p](int64_t k) { return p[k]; }); break; }
-    case DType::kFloat64: { const double* p = frames_first.data<double>(); put([p](int64_t k) { return p[k]; }); break; }
+    case DType::kFloat32: {
+      const float* p = frames_first.data<float>();
+      put([p](int64_t k) { return p[k]; });
+      break;
+    }
+    case DType::kFloat64: {
+      const double* p = frames_first.data<double>();
+      put([p](int64_t k) { return p[k]; });
+      break;
+    }
     default: {
       const std::vector<double> unit = integer_to_unit(frames_first);
       put([&unit](int64_t k) { return unit[static_cast<size_t>(k)]; });
@@ -200,11 +229,14 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
     throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} takes no encoding or bits_per_sample", format));
   }
   const int channels = static_cast<int>(frames_first.size(1));
-  if (channels > 64) throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} channels ({} takes 1 to 64)", channels, format));
-  if (sample_rate > 6'000'000) throw Error(ErrorCode::kInvalidInput, name, fmt::format("sample rate {} Hz", sample_rate));
+  if (channels > 64)
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("{} channels ({} takes 1 to 64)", channels, format));
+  if (sample_rate > 6'000'000)
+    throw Error(ErrorCode::kInvalidInput, name, fmt::format("sample rate {} Hz", sample_rate));
   const FfmpegFormat f = ffmpeg_format(format);
   const AVCodec* codec = avcodec_find_encoder_by_name(f.encoder);
-  if (codec == nullptr) throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} encoder in this FFmpeg", f.encoder));
+  if (codec == nullptr)
+    throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} encoder in this FFmpeg", f.encoder));
   const AVOutputFormat* ofmt = av_guess_format(f.muxer, nullptr, nullptr);
   if (ofmt == nullptr) throw Error(ErrorCode::kUnsupported, name, fmt::format("no {} muxer in this FFmpeg", f.muxer));
   ffmpeg::AudioEncoderSettings settings;
@@ -227,12 +259,14 @@ std::vector<uint8_t> encode_ffmpeg(const std::string& format, const Tensor& fram
   AVIOContext* io = out.context();
   mux->pb = io;
   mux->flags |= AVFMT_FLAG_CUSTOM_IO;
-  if (const int r = avformat_write_header(mux.get(), nullptr); r < 0) ffmpeg::throw_error(r, name, "cannot write the header");
+  if (const int r = avformat_write_header(mux.get(), nullptr); r < 0)
+    ffmpeg::throw_error(r, name, "cannot write the header");
   const AVRational codec_tb = encoder.context()->time_base;
   const auto sink = [&](AVPacket* p) {
     av_packet_rescale_ts(p, codec_tb, stream->time_base);
     p->stream_index = stream->index;
-    if (const int r = av_interleaved_write_frame(mux.get(), p); r < 0) ffmpeg::throw_error(r, name, "cannot write a packet");
+    if (const int r = av_interleaved_write_frame(mux.get(), p); r < 0)
+      ffmpeg::throw_error(r, name, "cannot write a packet");
   };
   const Tensor planar = planar_float(frames_first);
   std::vector<const float*> planes(static_cast<size_t>(channels));
@@ -275,22 +309,28 @@ void save(const std::filesystem::path& path, const Tensor& samples, int sample_r
   }
   if (o.bit_rate) {
     throw Error(ErrorCode::kInvalidInput, name,
-                fmt::format("{} takes no bit_rate{}", format, format == "ogg" ? " (set the Vorbis quality with compression)" : ""));
+                fmt::format("{} takes no bit_rate{}", format,
+                            format == "ogg" ? " (set the Vorbis quality with compression)" : ""));
   }
   SF_INFO info{};
   info.samplerate = sample_rate;
   info.channels = static_cast<int>(channels);
   info.format = sf_format_of(format, o, dtype, name);
   if (!sf_format_check(&info)) {
-    throw Error(ErrorCode::kInvalidInput, name, fmt::format("libsndfile cannot write {} with this encoding, {} channels "
-                                                            "and {} Hz", format, channels, sample_rate));
+    throw Error(ErrorCode::kInvalidInput, name,
+                fmt::format("libsndfile cannot write {} with this encoding, {} channels "
+                            "and {} Hz",
+                            format, channels, sample_rate));
   }
   double level = -1;
   if (o.compression) {
     const double c = *o.compression;
-    if (format == "flac" && c >= 0 && c <= 8) level = c / 8.0;
-    else if (format == "ogg" && c >= 0 && c <= 10) level = 1.0 - c / 10.0;
-    else throw Error(ErrorCode::kInvalidInput, name, fmt::format("compression {} is out of range for {}", c, format));
+    if (format == "flac" && c >= 0 && c <= 8)
+      level = c / 8.0;
+    else if (format == "ogg" && c >= 0 && c <= 10)
+      level = 1.0 - c / 10.0;
+    else
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("compression {} is out of range for {}", c, format));
   }
 
   MemoryFile out;

@@ -34,8 +34,10 @@ struct SndfileMemory {
   static sf_count_t seek(sf_count_t offset, int whence, void* user) {
     SndfileMemory& f = self(user);
     sf_count_t target = offset;
-    if (whence == SEEK_CUR) target += f.pos;
-    else if (whence == SEEK_END) target += static_cast<sf_count_t>(f.bytes.size());
+    if (whence == SEEK_CUR)
+      target += f.pos;
+    else if (whence == SEEK_END)
+      target += static_cast<sf_count_t>(f.bytes.size());
     if (target < 0) return -1;
     f.pos = target;
     return target;

@@ -42,7 +42,9 @@ StftPlan plan_stft(const char* op, const SpectrogramOptions& o, int64_t frames) 
   if (o.pad < 0) invalid(op, "pad must not be negative");
   if (o.power && !(std::isfinite(*o.power) && *o.power > 0)) invalid(op, "power must be positive and finite");
   switch (o.window) {
-    case WindowFunction::kHann: case WindowFunction::kHamming: case WindowFunction::kRectangular: break;
+    case WindowFunction::kHann:
+    case WindowFunction::kHamming:
+    case WindowFunction::kRectangular: break;
     default: invalid(op, "unknown window function");
   }
   StftPlan p{};
@@ -64,7 +66,8 @@ StftPlan plan_stft(const char* op, const SpectrogramOptions& o, int64_t frames) 
         if (padded < 1) invalid(op, "replicate padding needs at least one frame");
         break;
       case PadMode::kCircular:
-        if (half > padded) invalid(op, "circular padding of " + std::to_string(half) + " samples needs at least that many frames");
+        if (half > padded)
+          invalid(op, "circular padding of " + std::to_string(half) + " samples needs at least that many frames");
         break;
       case PadMode::kConstant: break;
       default: invalid(op, "unknown pad mode");
@@ -72,8 +75,8 @@ StftPlan plan_stft(const char* op, const SpectrogramOptions& o, int64_t frames) 
   }
   p.length = padded + 2 * half;
   if (p.length < o.n_fft)
-    invalid(op, "signal of " + std::to_string(p.length) + " samples (after padding) is shorter than n_fft = " +
-                    std::to_string(o.n_fft));
+    invalid(op, "signal of " + std::to_string(p.length) +
+                    " samples (after padding) is shorter than n_fft = " + std::to_string(o.n_fft));
   p.n_frames = 1 + (p.length - o.n_fft) / hop;
   p.n_freq = o.onesided ? o.n_fft / 2 + 1 : o.n_fft;
 
@@ -218,7 +221,8 @@ Tensor spectrogram(const Tensor& samples, const SpectrogramOptions& options) {
     if (power == 1.0) {
       for (size_t j = 0; j < m; ++j) mag[j] = std::sqrt(mag[j]);
     } else if (power != 2.0) {
-      for (size_t j = 0; j < m; ++j) mag[j] = static_cast<float>(std::pow(std::sqrt(static_cast<double>(mag[j])), power));
+      for (size_t j = 0; j < m; ++j)
+        mag[j] = static_cast<float>(std::pow(std::sqrt(static_cast<double>(mag[j])), power));
     }
     for (int k = 0; k < p.n_freq; ++k) {
       float* row = dst + (c * p.n_freq + k) * nf + t0;
@@ -268,9 +272,9 @@ Tensor melspectrogram(const Tensor& samples, const MelSpectrogramOptions& option
   if (!options.spectrogram.power) invalid(op, "power must be set (a mel spectrogram of complex values is undefined)");
   const double f_max = options.f_max ? *options.f_max : static_cast<double>(options.sample_rate / 2);
   // Checks the mel options before the (longer) spectrogram.
-  const Tensor fb = melscale_fbanks(options.spectrogram.n_fft / 2 + 1 < 2 ? 2 : options.spectrogram.n_fft / 2 + 1,
-                                    options.f_min, f_max, options.n_mels, options.sample_rate, options.norm,
-                                    options.mel_scale);
+  const Tensor fb =
+      melscale_fbanks(options.spectrogram.n_fft / 2 + 1 < 2 ? 2 : options.spectrogram.n_fft / 2 + 1, options.f_min,
+                      f_max, options.n_mels, options.sample_rate, options.norm, options.mel_scale);
   if (!options.spectrogram.onesided) invalid(op, "onesided must be true for a mel spectrogram");
   const Tensor spec = spectrogram(in, options.spectrogram);
   const int64_t channels = spec.size(0), n_freq = spec.size(1), nf = spec.size(2);
@@ -346,8 +350,8 @@ Tensor mfcc(const Tensor& samples, const MfccOptions& options) {
   const char* op = "mfcc";
   if (options.dct_type != 2) invalid(op, "dct_type must be 2, got " + std::to_string(options.dct_type));
   if (options.n_mfcc < 1 || options.n_mfcc > options.mel.n_mels)
-    invalid(op, "n_mfcc " + std::to_string(options.n_mfcc) + " must be in [1, n_mels = " +
-                    std::to_string(options.mel.n_mels) + "]");
+    invalid(op, "n_mfcc " + std::to_string(options.n_mfcc) +
+                    " must be in [1, n_mels = " + std::to_string(options.mel.n_mels) + "]");
   const Tensor dct = create_dct(options.n_mfcc, options.mel.n_mels, options.norm);
   Tensor mel = melspectrogram(samples, options.mel);
   if (options.log_mels) {

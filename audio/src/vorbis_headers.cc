@@ -62,7 +62,7 @@ bool vorbis_headers_ok(const std::function<size_t(uint8_t*, size_t)>& read) {
     const int got = ogg_stream_packetout(&s.stream, &packet);
     if (got < 0) return false;  // a hole in the header packets
     if (got == 0) {
-      if (!next_page()) return false;  // the input ends before the headers do
+      if (!next_page()) return false;       // the input ends before the headers do
       ogg_stream_pagein(&s.stream, &page);  // pages of other logical streams are refused: skipped
       continue;
     }

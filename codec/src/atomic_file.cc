@@ -71,9 +71,15 @@ AtomicFile::AtomicFile(AtomicFile&&) noexcept = default;
 AtomicFile& AtomicFile::operator=(AtomicFile&&) noexcept = default;
 AtomicFile::~AtomicFile() = default;
 
-int AtomicFile::fd() const { return state_->fd.get(); }
-const std::filesystem::path& AtomicFile::path() const { return state_->path; }
-void AtomicFile::abandon() noexcept { state_->abandon(); }
+int AtomicFile::fd() const {
+  return state_->fd.get();
+}
+const std::filesystem::path& AtomicFile::path() const {
+  return state_->path;
+}
+void AtomicFile::abandon() noexcept {
+  state_->abandon();
+}
 
 void AtomicFile::write(std::span<const uint8_t> bytes) {
   if (!state_->fd) throw Error(ErrorCode::kIo, state_->path.string(), "write after commit or abandon");

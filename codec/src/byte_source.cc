@@ -32,7 +32,8 @@ ByteSource ByteSource::from_file(const std::filesystem::path& path, const Limits
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) io_error(path, "cannot stat", errno);
   if (!S_ISREG(st.st_mode)) {
-    throw Error(ErrorCode::kIo, path.string(), S_ISDIR(st.st_mode) ? "is a folder, not a file" : "is not a regular file");
+    throw Error(ErrorCode::kIo, path.string(),
+                S_ISDIR(st.st_mode) ? "is a folder, not a file" : "is not a regular file");
   }
   const auto size = static_cast<uint64_t>(st.st_size);
   if (limits.max_bytes != 0 && size > limits.max_bytes) {

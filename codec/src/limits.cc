@@ -6,8 +6,8 @@
 
 namespace loom {
 
-void check_image_size(const Limits& limits, std::string_view input, int64_t width, int64_t height,
-                      int64_t channels, int64_t bytes_per_sample) {
+void check_image_size(const Limits& limits, std::string_view input, int64_t width, int64_t height, int64_t channels,
+                      int64_t bytes_per_sample) {
   if (width <= 0 || height <= 0) {
     throw Error(ErrorCode::kInvalidInput, std::string(input),
                 fmt::format("image has an empty size {}x{}", width, height));

@@ -123,7 +123,8 @@ Format sniff_format(std::span<const uint8_t> b) {
   if (at(b, 0, "\0\0\0\x0cjP  \r\n\x87\n") || at(b, 0, "\xff\x4f\xff\x51")) return Format::kJpeg2000;
   if (at(b, 4, "ftyp")) return sniff_iso_bmff(b);
   if (at(b, 0, "qoif")) return Format::kQoi;
-  if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7' && (b[2] == '\n' || b[2] == ' ' || b[2] == '\r' || b[2] == '\t')) {
+  if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7' &&
+      (b[2] == '\n' || b[2] == ' ' || b[2] == '\r' || b[2] == '\t')) {
     return Format::kPnm;
   }
   if (at(b, 0, "FORM") && (at(b, 8, "AIFF") || at(b, 8, "AIFC"))) return Format::kAiff;

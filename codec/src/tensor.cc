@@ -29,7 +29,9 @@ struct LOOM_HIDDEN Tensor::Storage {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorCode::kInvalidInput, "tensor", message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw Error(ErrorCode::kInvalidInput, "tensor", message);
+}
 
 void check_shape(std::span<const int64_t> shape) {
   if (shape.size() > static_cast<size_t>(kMaxDims)) {
@@ -155,9 +157,15 @@ int Tensor::wrap_dim(int dim) const {
   return d;
 }
 
-int64_t Tensor::size(int dim) const { return shape_[wrap_dim(dim)]; }
-int64_t Tensor::stride(int dim) const { return strides_[wrap_dim(dim)]; }
-int64_t Tensor::numel() const { return defined() ? count(shape()) : 0; }
+int64_t Tensor::size(int dim) const {
+  return shape_[wrap_dim(dim)];
+}
+int64_t Tensor::stride(int dim) const {
+  return strides_[wrap_dim(dim)];
+}
+int64_t Tensor::numel() const {
+  return defined() ? count(shape()) : 0;
+}
 
 bool Tensor::is_contiguous() const {
   int64_t expected = 1;
@@ -192,7 +200,8 @@ Tensor Tensor::slice(int dim, int64_t start, int64_t stop, int64_t step) const {
                                  : static_cast<uint64_t>(std::max<int64_t>(start - stop, 0));
   const int64_t len = span == 0 ? 0 : static_cast<int64_t>((span - 1) / magnitude + 1);
   Tensor t = *this;
-  if (len > 0) t.data_ = static_cast<std::byte*>(data_) + start * strides_[d] * static_cast<int64_t>(element_size(dtype_));
+  if (len > 0)
+    t.data_ = static_cast<std::byte*>(data_) + start * strides_[d] * static_cast<int64_t>(element_size(dtype_));
   t.shape_[d] = len;
   // stride * step, as NumPy; with one element or none the stride is never used, so a product that
   // overflows (|step| near 2^63) keeps the old stride instead.
@@ -215,7 +224,8 @@ Tensor Tensor::select(int dim, int64_t index) const {
 }
 
 Tensor Tensor::permute(std::span<const int> dims) const {
-  if (static_cast<int>(dims.size()) != ndim_) fail(fmt::format("permute of {} dims on a {}-d tensor", dims.size(), ndim_));
+  if (static_cast<int>(dims.size()) != ndim_)
+    fail(fmt::format("permute of {} dims on a {}-d tensor", dims.size(), ndim_));
   bool seen[kMaxDims] = {};
   Tensor t = *this;
   for (int i = 0; i < ndim_; ++i) {
@@ -295,6 +305,8 @@ Tensor Tensor::clone() const {
   return t;
 }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::contiguous() const {
+  return is_contiguous() ? *this : clone();
+}
 
 }  // namespace loom

@@ -104,7 +104,8 @@ Tensor Tensor::from_dlpack(DLManagedTensor* managed) {
     const DType dtype = from_dl(dl.dtype);
     if (dl.ndim < 0 || dl.ndim > kMaxDims) unsupported(fmt::format("{} dimensions", dl.ndim));
     std::span<const int64_t> shape(dl.shape, dl.ndim);
-    std::span<const int64_t> strides = dl.strides ? std::span<const int64_t>(dl.strides, dl.ndim) : std::span<const int64_t>();
+    std::span<const int64_t> strides =
+        dl.strides ? std::span<const int64_t>(dl.strides, dl.ndim) : std::span<const int64_t>();
     void* data = static_cast<std::byte*>(dl.data) + dl.byte_offset;
     return from_blob(data, shape, strides, dtype, device, [managed](void*) {
       if (managed->deleter) managed->deleter(managed);

@@ -23,9 +23,9 @@ bool hidden(const fs::path& name) {
 }  // namespace
 
 const std::vector<std::string>& image_extensions() {
-  static const std::vector<std::string> kExtensions = {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".gif",
+  static const std::vector<std::string> kExtensions = {".jpg", ".jpeg", ".jpe",  ".jfif", ".png",  ".webp", ".gif",
                                                        ".bmp", ".tif",  ".tiff", ".avif", ".heic", ".heif", ".jp2",
-                                                       ".j2k", ".qoi", ".ppm", ".pgm", ".pbm", ".pnm", ".mpo"};
+                                                       ".j2k", ".qoi",  ".ppm",  ".pgm",  ".pbm",  ".pnm",  ".mpo"};
   return kExtensions;
 }
 

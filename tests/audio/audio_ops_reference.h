@@ -40,10 +40,10 @@ inline std::string shape_string(const Tensor& t) {
 }
 
 struct RefCase {
-  std::string json;                            // the case object for the script, e.g. {"op": "gain", ...}
-  std::function<Tensor(const Tensor&)> loom;   // loom's result for the same input
-  double tolerance = 1e-4;                     // on max_relative_diff
-  TensorMap extra = {};                        // extra inputs, named by the script's convention (a_<i>, ...)
+  std::string json;                           // the case object for the script, e.g. {"op": "gain", ...}
+  std::function<Tensor(const Tensor&)> loom;  // loom's result for the same input
+  double tolerance = 1e-4;                    // on max_relative_diff
+  TensorMap extra = {};                       // extra inputs, named by the script's convention (a_<i>, ...)
 };
 
 // Uniform noise in [-amplitude, amplitude], float32 [channels, frames], fixed seed.

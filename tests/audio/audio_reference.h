@@ -59,9 +59,9 @@ inline ::testing::AssertionResult same_samples(const Tensor& got, const Tensor& 
   };
   for (size_t i = 0; i < n; ++i) {
     const double d = std::abs(value(g, i) - value(w, i));
-    if (d > 0 || std::memcmp(static_cast<const char*>(g.data()) + i * element_size(g.dtype()),
-                             static_cast<const char*>(w.data()) + i * element_size(g.dtype()),
-                             element_size(g.dtype())) != 0) {
+    if (d > 0 ||
+        std::memcmp(static_cast<const char*>(g.data()) + i * element_size(g.dtype()),
+                    static_cast<const char*>(w.data()) + i * element_size(g.dtype()), element_size(g.dtype())) != 0) {
       if (first == n) first = i;
       max_diff = std::max(max_diff, d);
     }

@@ -21,7 +21,9 @@ using test::RefCase;
 
 const std::string kRealWav = "audio/exo_sample_rf64.wav";  // 48 kHz stereo speech/music, PCM 16
 
-std::string real_wav() { return test::media(kRealWav).string(); }
+std::string real_wav() {
+  return test::media(kRealWav).string();
+}
 
 Tensor sine(int64_t frames, double freq, int sample_rate, double amplitude = 0.5) {
   Tensor t = Tensor::empty({1, frames}, DType::kFloat32);
@@ -62,13 +64,14 @@ std::vector<double> convolve(const std::vector<double>& x, const std::vector<dou
 std::vector<RefCase> gain_fade_cases() {
   std::vector<RefCase> cases;
   for (double g : {-12.0, 0.0, 6.0, 20.0})
-    cases.push_back({R"({"op": "gain", "gain_db": )" + std::to_string(g) + "}", [g](const Tensor& x) { return gain(x, g); }});
+    cases.push_back(
+        {R"({"op": "gain", "gain_db": )" + std::to_string(g) + "}", [g](const Tensor& x) { return gain(x, g); }});
   cases.push_back({R"({"op": "mix_down"})", [](const Tensor& x) { return mix_down(x); }});
   const std::pair<const char*, FadeShape> shapes[] = {{"linear", FadeShape::kLinear},
-                                                     {"exponential", FadeShape::kExponential},
-                                                     {"logarithmic", FadeShape::kLogarithmic},
-                                                     {"quarter_sine", FadeShape::kQuarterSine},
-                                                     {"half_sine", FadeShape::kHalfSine}};
+                                                      {"exponential", FadeShape::kExponential},
+                                                      {"logarithmic", FadeShape::kLogarithmic},
+                                                      {"quarter_sine", FadeShape::kQuarterSine},
+                                                      {"half_sine", FadeShape::kHalfSine}};
   for (const auto& [name, shape] : shapes) {
     for (auto [in, out] : {std::pair<int64_t, int64_t>{1000, 500}, {0, 2000}, {1, 1}, {3000, 2500}}) {
       cases.push_back({std::string(R"({"op": "fade", "shape": ")") + name + R"(", "fade_in": )" + std::to_string(in) +
@@ -142,14 +145,15 @@ TEST(FunctionalTest, LfilterMatchesTorchaudio) {
     c.extra = {{"a_" + i, a}, {"b_" + i, b}};
     cases.push_back(std::move(c));
   };
-  add(coeffs({1.0, -0.9}), coeffs({0.1, 0.0}), true, true);                          // one pole
-  add(coeffs({1.0, 0.0, 0.0}), coeffs({2.0, 0.0, 0.0}), false, true);                // gain 2, no clamp
-  add(coeffs({1.0, 0.0, 0.0}), coeffs({2.0, 0.0, 0.0}), true, true);                 // gain 2, clamped
-  add(coeffs({2.5, -1.5, 0.75}), coeffs({0.5, 0.25, -0.1}), true, true);             // a0 != 1
+  add(coeffs({1.0, -0.9}), coeffs({0.1, 0.0}), true, true);               // one pole
+  add(coeffs({1.0, 0.0, 0.0}), coeffs({2.0, 0.0, 0.0}), false, true);     // gain 2, no clamp
+  add(coeffs({1.0, 0.0, 0.0}), coeffs({2.0, 0.0, 0.0}), true, true);      // gain 2, clamped
+  add(coeffs({2.5, -1.5, 0.75}), coeffs({0.5, 0.25, -0.1}), true, true);  // a0 != 1
   // Order 4: two lowpass sections multiplied (poles at radius ~0.9).
-  const std::vector<double> a1 = {1.0, -1.6, 0.81}, a2 = {1.0, -1.2, 0.72}, b1 = {0.05, 0.1, 0.05}, b2 = {0.2, 0.1, 0.0};
+  const std::vector<double> a1 = {1.0, -1.6, 0.81}, a2 = {1.0, -1.2, 0.72}, b1 = {0.05, 0.1, 0.05},
+                            b2 = {0.2, 0.1, 0.0};
   add(coeffs(convolve(a1, a2)), coeffs(convolve(b1, b2)), false, true);
-  add(coeffs({1.0}), coeffs({0.5}), true, true);                                     // order 0
+  add(coeffs({1.0}), coeffs({0.5}), true, true);  // order 0
   // Two filters: per channel (batching) and every filter on every channel.
   add(coeffs({1.0, -0.5, 0.2, 1.0, 0.3, 0.1}, {2, 3}), coeffs({0.3, 0.2, 0.1, 0.5, -0.4, 0.2}, {2, 3}), true, true);
   add(coeffs({1.0, -0.5, 0.2, 1.0, 0.3, 0.1}, {2, 3}), coeffs({0.3, 0.2, 0.1, 0.5, -0.4, 0.2}, {2, 3}), true, false);
@@ -252,7 +256,9 @@ TEST(FunctionalTest, BadInputsThrowInvalidInput) {
   EXPECT_EQ(error_code_of([&] { lfilter(x, coeffs({0.0, 1.0}), coeffs({1.0, 0.0})); }), kInvalid);  // a0 = 0
   EXPECT_EQ(error_code_of([&] { lfilter(x, coeffs({1.0, 1.0}), coeffs({1.0})); }), kInvalid);       // sizes
   EXPECT_EQ(error_code_of([&] { lfilter(x, coeffs({1.0, NAN}), coeffs({1.0, 0.0})); }), kInvalid);
-  EXPECT_EQ(error_code_of([&] { lfilter(x, coeffs({1, 0, 1, 0}, {2, 2}), coeffs({1, 0, 1, 0}, {2, 2})); }),
+  EXPECT_EQ(error_code_of([&] {
+              lfilter(x, coeffs({1, 0, 1, 0}, {2, 2}), coeffs({1, 0, 1, 0}, {2, 2}));
+            }),
             kInvalid);  // 2 filters, 1 channel, batching
   EXPECT_EQ(error_code_of([&] { lowpass_biquad(x, 0, 100); }), kInvalid);
   EXPECT_EQ(error_code_of([&] { lowpass_biquad(x, 16000, 8000); }), kInvalid);   // at Nyquist

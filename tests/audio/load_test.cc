@@ -21,7 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using loom::test::same_samples;
 
-std::vector<fs::path> corpus() { return loom::test::files_in(loom::test::media("audio")); }
+std::vector<fs::path> corpus() {
+  return loom::test::files_in(loom::test::media("audio"));
+}
 
 std::string test_name(const ::testing::TestParamInfo<fs::path>& p) {
   std::string name = p.param.filename().string();
@@ -60,8 +62,9 @@ TEST_P(AudioLoadCorpusTest, NormalizedEqualsReference) {
   EXPECT_TRUE(same_samples(cf.samples, ref.samples.permute({1, 0})));
 
   // Exact slices, including at and past the end.
-  const int64_t cases[][2] = {{0, 1}, {1, -1}, {frames / 3, 1000}, {frames / 2 + 7, 4097}, {frames - 5, 100},
-                              {frames, -1}, {frames + 10, 10}, {0, 0}};
+  const int64_t cases[][2] = {
+      {0, 1}, {1, -1}, {frames / 3, 1000}, {frames / 2 + 7, 4097}, {frames - 5, 100}, {frames, -1}, {frames + 10, 10},
+      {0, 0}};
   for (const auto& [offset, count] : cases) {
     LoadOptions s;
     s.frame_offset = offset;
@@ -96,13 +99,15 @@ TEST_P(AudioLoadCorpusTest, NativeDtypeEqualsReference) {
   EXPECT_TRUE(same_samples(load(file, cf).samples, ref.samples.permute({1, 0})));
   cf.frame_offset = s.frame_offset;
   cf.num_frames = 333;
-  EXPECT_TRUE(same_samples(load(file, cf).samples,
-                           ref.samples.slice(0, s.frame_offset, s.frame_offset + 333).permute({1, 0})));
+  EXPECT_TRUE(
+      same_samples(load(file, cf).samples, ref.samples.slice(0, s.frame_offset, s.frame_offset + 333).permute({1, 0})));
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, AudioLoadCorpusTest, ::testing::ValuesIn(corpus()), test_name);
 
-TEST(AudioLoadTest, CorpusIsComplete) { EXPECT_EQ(corpus().size(), 28u); }
+TEST(AudioLoadTest, CorpusIsComplete) {
+  EXPECT_EQ(corpus().size(), 28u);
+}
 
 TEST(AudioLoadTest, NativeDtypesByEncoding) {
   auto dtype = [](const char* rel) {
@@ -157,8 +162,8 @@ TEST(AudioLoadTest, WrongExtensionDecodesByContent) {
   fs::copy_file(src, dir / "bear.mp3");
   fs::copy_file(loom::test::media("audio/nasa_13013.mp4.audio.mp3"), dir / "nasa.wav");
   EXPECT_TRUE(same_samples(load(dir / "bear.mp3").samples, load(src).samples));
-  EXPECT_TRUE(same_samples(load(dir / "nasa.wav").samples,
-                           load(loom::test::media("audio/nasa_13013.mp4.audio.mp3")).samples));
+  EXPECT_TRUE(
+      same_samples(load(dir / "nasa.wav").samples, load(loom::test::media("audio/nasa_13013.mp4.audio.mp3")).samples));
 }
 
 TEST(AudioLoadTest, MissingEmptyRandomAndVideoOnly) {
@@ -224,21 +229,43 @@ TEST(AudioLoadTest, BadOptionsAndLimits) {
 // A canonical 44-byte WAV header.
 std::vector<uint8_t> wav_header(uint16_t format, uint16_t channels, uint32_t rate, uint16_t bits, uint32_t data_bytes) {
   std::vector<uint8_t> h;
-  auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) h.push_back(static_cast<uint8_t>(v >> (8 * i))); };
-  auto u16 = [&](uint16_t v) { h.push_back(static_cast<uint8_t>(v)); h.push_back(static_cast<uint8_t>(v >> 8)); };
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) h.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto u16 = [&](uint16_t v) {
+    h.push_back(static_cast<uint8_t>(v));
+    h.push_back(static_cast<uint8_t>(v >> 8));
+  };
   auto tag = [&](const char* t) { h.insert(h.end(), t, t + 4); };
   const uint16_t align = static_cast<uint16_t>(channels * (bits / 8));
-  tag("RIFF"); u32(36 + data_bytes); tag("WAVE");
-  tag("fmt "); u32(16); u16(format); u16(channels); u32(rate); u32(rate * align); u16(align); u16(bits);
-  tag("data"); u32(data_bytes);
+  tag("RIFF");
+  u32(36 + data_bytes);
+  tag("WAVE");
+  tag("fmt ");
+  u32(16);
+  u16(format);
+  u16(channels);
+  u32(rate);
+  u32(rate * align);
+  u16(align);
+  u16(bits);
+  tag("data");
+  u32(data_bytes);
   return h;
 }
 
 TEST(AudioLoadTest, CraftedWavHeaders) {
   loom::test::TempDir dir;
-  auto with_data = [](std::vector<uint8_t> h, size_t n) { h.resize(h.size() + n, 0x11); return h; };
+  auto with_data = [](std::vector<uint8_t> h, size_t n) {
+    h.resize(h.size() + n, 0x11);
+    return h;
+  };
   // 0 channels, 1,000,000 channels (the field is 16 bits: 65535), rate 0, block_align 0: clean errors.
-  struct Case { const char* name; std::vector<uint8_t> bytes; ErrorCode code; };
+  struct Case {
+    const char* name;
+    std::vector<uint8_t> bytes;
+    ErrorCode code;
+  };
   std::vector<Case> cases = {
       {"ch0.wav", with_data(wav_header(1, 0, 16000, 16, 64), 64), ErrorCode::kInvalidInput},
       {"ch65535.wav", with_data(wav_header(1, 65535, 16000, 16, 65535 * 2), 65535 * 2), ErrorCode::kLimitExceeded},

@@ -22,7 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using loom::test::same_samples;
 
-std::vector<fs::path> corpus() { return loom::test::files_in(loom::test::media("audio")); }
+std::vector<fs::path> corpus() {
+  return loom::test::files_in(loom::test::media("audio"));
+}
 
 // Concatenates [C, n] chunks along frames.
 Tensor concat(const std::vector<Tensor>& chunks, int channels, DType dtype) {
@@ -134,7 +136,9 @@ int64_t status_kb(const char* key) {
   return -1;
 }
 
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void reset_peak() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 // Reads `file` in chunks; returns (frames, peak RSS growth in bytes).
 std::pair<int64_t, int64_t> stream_through(const fs::path& file) {
@@ -158,11 +162,17 @@ TEST(AudioReaderTest, FlatMemoryOnLongFiles) {
   // 10 minutes of 48 kHz stereo s16: 115 MB on disk, 230 MB as float32.
   const fs::path wav = dir / "long.wav";
   ASSERT_EQ(std::system(("ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=48000:duration=600 -ac 2 "
-                         "-c:a pcm_s16le " + wav.string()).c_str()), 0);
+                         "-c:a pcm_s16le " +
+                         wav.string())
+                            .c_str()),
+            0);
   // 10 minutes of MP3 (FFmpeg path): a 10 s stream repeated 60 times (MP3 frames concatenate).
   const fs::path piece = dir / "piece.mp3";
   ASSERT_EQ(std::system(("ffmpeg -v error -f lavfi -i sine=frequency=440:sample_rate=44100:duration=10 -ac 2 "
-                         "-c:a libmp3lame -write_xing 0 -id3v2_version 0 " + piece.string()).c_str()), 0);
+                         "-c:a libmp3lame -write_xing 0 -id3v2_version 0 " +
+                         piece.string())
+                            .c_str()),
+            0);
   const auto bytes = loom::test::read_bytes(piece);
   std::vector<uint8_t> repeated;
   for (int i = 0; i < 60; ++i) repeated.insert(repeated.end(), bytes.begin(), bytes.end());

@@ -27,7 +27,9 @@ void u16(Bytes& b, uint32_t v) {
 void u32(Bytes& b, uint32_t v) {
   for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
-void tag(Bytes& b, const char* t) { b.insert(b.end(), t, t + 4); }
+void tag(Bytes& b, const char* t) {
+  b.insert(b.end(), t, t + 4);
+}
 
 struct Wav {
   uint16_t format = 1;
@@ -66,7 +68,9 @@ Bytes ramp(size_t n) {
   return b;
 }
 
-ByteSource mem(Bytes bytes, const char* name) { return ByteSource::from_vector(std::move(bytes), name); }
+ByteSource mem(Bytes bytes, const char* name) {
+  return ByteSource::from_vector(std::move(bytes), name);
+}
 
 // decode() and AudioReader both refuse `bytes` with `code`, naming the input.
 void expect_refused(const Bytes& bytes, ErrorCode code, const char* name) {
@@ -90,7 +94,8 @@ TEST(AudioRobustnessTest, ZeroOrHugeChannelsAndZeroRate) {
   expect_refused(wav({.rate = 0, .payload = ramp(64)}), ErrorCode::kInvalidInput, "rate0");
   // libsndfile refuses more than 1024 channels, so FFmpeg gets the file: its decoder refuses them
   // (invalid_input) before loom's Limits::max_audio_channels check (limit_exceeded) sees the stream.
-  const Error e = loom::test::error_of([&] { decode(mem(wav({.channels = 65535, .payload = ramp(65535 * 2)}), "ch")); });
+  const Error e =
+      loom::test::error_of([&] { decode(mem(wav({.channels = 65535, .payload = ramp(65535 * 2)}), "ch")); });
   EXPECT_TRUE(e.code() == ErrorCode::kInvalidInput || e.code() == ErrorCode::kLimitExceeded) << e.what();
   EXPECT_EQ(e.input(), "ch");
   // Under loom's limit but over a lowered one: limit_exceeded.
@@ -98,8 +103,9 @@ TEST(AudioRobustnessTest, ZeroOrHugeChannelsAndZeroRate) {
   EXPECT_EQ(ok.channels(), 16);
   ReaderOptions ro;
   ro.limits.max_audio_channels = 8;
-  EXPECT_EQ(loom::test::error_code_of([&] { AudioReader r(mem(wav({.channels = 16, .payload = ramp(320)}), "ch16"), ro); }),
-            ErrorCode::kLimitExceeded);
+  EXPECT_EQ(
+      loom::test::error_code_of([&] { AudioReader r(mem(wav({.channels = 16, .payload = ramp(320)}), "ch16"), ro); }),
+      ErrorCode::kLimitExceeded);
 }
 
 // Catalog 58: a data chunk that claims 4 GB in a file of 400 bytes of samples: the 100 frames present,
@@ -184,9 +190,9 @@ TEST(AudioRobustnessTest, ExtensibleWithUnknownSubformat) {
   u32(b, 32000);
   u16(b, 4);
   u16(b, 16);
-  u16(b, 22);  // cbSize
-  u16(b, 16);  // valid bits
-  u32(b, 3);   // channel mask
+  u16(b, 22);                                                                // cbSize
+  u16(b, 16);                                                                // valid bits
+  u32(b, 3);                                                                 // channel mask
   for (int i = 0; i < 16; ++i) b.push_back(static_cast<uint8_t>(0xA0 + i));  // no such GUID
   tag(b, "data");
   u32(b, 400);

@@ -56,11 +56,16 @@ TEST(AudioSaveTest, LosslessRoundTrips) {
   const Tensor u8 = quantize<uint8_t>(f32, 127, 128);
   Tensor s24 = quantize<int32_t>(f32, 8388607, 0);
   for (int64_t i = 0; i < s24.numel(); ++i) s24.data<int32_t>()[i] *= 256;  // left-aligned, as load returns it
-  struct Case { const char* file; Tensor x; std::string encoding; int bits; };
+  struct Case {
+    const char* file;
+    Tensor x;
+    std::string encoding;
+    int bits;
+  };
   const std::vector<Case> cases = {
-      {"f32.wav", f32, "", 0},      {"f64.wav", f64, "", 0},        {"s16.wav", s16, "", 0},
-      {"s32.wav", s32, "", 0},      {"u8.wav", u8, "", 0},          {"s16.flac", s16, "", 0},
-      {"s24.flac", s24, "", 0},     {"s24.wav", s24, "PCM_S", 24},  {"s16.aiff", s16, "", 0},
+      {"f32.wav", f32, "", 0},        {"f64.wav", f64, "", 0},        {"s16.wav", s16, "", 0},
+      {"s32.wav", s32, "", 0},        {"u8.wav", u8, "", 0},          {"s16.flac", s16, "", 0},
+      {"s24.flac", s24, "", 0},       {"s24.wav", s24, "PCM_S", 24},  {"s16.aiff", s16, "", 0},
       {"s32.aiff", s32, "PCM_S", 32}, {"f32.aiff", f32, "PCM_F", 32}, {"s16b.flac", s16, "PCM_S", 16},
   };
   for (const Case& c : cases) {
@@ -89,14 +94,21 @@ TEST(AudioSaveTest, LosslessRoundTrips) {
 TEST(AudioSaveTest, SameAsSoundfileWrites) {
   loom::test::TempDir dir;
   const Tensor x = sine(2, 3000, 22050);
-  struct Case { const char* file; const char* sf_format; const char* sf_subtype; const char* encoding; int bits; const char* dtype; };
+  struct Case {
+    const char* file;
+    const char* sf_format;
+    const char* sf_subtype;
+    const char* encoding;
+    int bits;
+    const char* dtype;
+  };
   const Case cases[] = {
-      {"a.wav", "WAV", "PCM_16", "PCM_S", 16, "int32"},   {"b.wav", "WAV", "PCM_24", "PCM_S", 24, "int32"},
-      {"c.wav", "WAV", "PCM_32", "PCM_S", 32, "int32"},   {"d.wav", "WAV", "PCM_U8", "PCM_U", 8, "int32"},
-      {"e.wav", "WAV", "ULAW", "ULAW", 0, "int32"},       {"f.wav", "WAV", "ALAW", "ALAW", 0, "int32"},
-      {"g.wav", "WAV", "FLOAT", "", 0, "float32"},        {"h.flac", "FLAC", "PCM_16", "PCM_S", 16, "int32"},
-      {"i.flac", "FLAC", "PCM_24", "", 0, "int32"},       {"j.aiff", "AIFF", "PCM_16", "PCM_S", 16, "int32"},
-      {"k.aiff", "AIFF", "ULAW", "ULAW", 8, "int32"},     {"l.flac", "FLAC", "PCM_S8", "PCM_S", 8, "int32"},
+      {"a.wav", "WAV", "PCM_16", "PCM_S", 16, "int32"}, {"b.wav", "WAV", "PCM_24", "PCM_S", 24, "int32"},
+      {"c.wav", "WAV", "PCM_32", "PCM_S", 32, "int32"}, {"d.wav", "WAV", "PCM_U8", "PCM_U", 8, "int32"},
+      {"e.wav", "WAV", "ULAW", "ULAW", 0, "int32"},     {"f.wav", "WAV", "ALAW", "ALAW", 0, "int32"},
+      {"g.wav", "WAV", "FLOAT", "", 0, "float32"},      {"h.flac", "FLAC", "PCM_16", "PCM_S", 16, "int32"},
+      {"i.flac", "FLAC", "PCM_24", "", 0, "int32"},     {"j.aiff", "AIFF", "PCM_16", "PCM_S", 16, "int32"},
+      {"k.aiff", "AIFF", "ULAW", "ULAW", 8, "int32"},   {"l.flac", "FLAC", "PCM_S8", "PCM_S", 8, "int32"},
   };
   for (const Case& c : cases) {
     SaveOptions o;
@@ -199,7 +211,11 @@ void expect_same_tones(const Tensor& decoded, const Tensor& input, const std::st
 TEST(AudioSaveTest, FfmpegFormatsAtTwoBitRates) {
   loom::test::TempDir dir;
   const Tensor x = sine(2, 3 * 48000, 48000);
-  struct Case { const char* ext; const char* codec; int64_t low, high; };
+  struct Case {
+    const char* ext;
+    const char* codec;
+    int64_t low, high;
+  };
   const Case cases[] = {{"mp3", "mp3", 96000, 192000}, {"opus", "opus", 48000, 128000}, {"m4a", "aac", 96000, 192000}};
   for (const Case& c : cases) {
     uintmax_t sizes[2] = {};
@@ -305,7 +321,8 @@ TEST(AudioSaveTest, AtomicAndNoPartialFiles) {
   EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "new.mp3", three, 44100); }), ErrorCode::kInvalidInput);
   SaveOptions fast_aac;
   fast_aac.bit_rate = 10'000'000;
-  EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "new.m4a", three, 44100, fast_aac); }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(loom::test::error_code_of([&] { save(dir / "new.m4a", three, 44100, fast_aac); }),
+            ErrorCode::kInvalidInput);
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"keep.wav"});
   // Overwriting replaces the file whole.
   save(out, x, 8000);
@@ -332,7 +349,7 @@ TEST(AudioSaveTest, IntegerSamplesIntoAFloatFileAreScaledToUnitRange) {
       const Tensor y = load(out).samples;  // float32 in [-1, 1]
       ASSERT_EQ(y.numel(), x.numel()) << out;
       for (int64_t i = 0; i < x.numel(); ++i) {
-        const double v = x.dtype() == DType::kUInt8 ? x.data<uint8_t>()[i] - 128.0
+        const double v = x.dtype() == DType::kUInt8   ? x.data<uint8_t>()[i] - 128.0
                          : x.dtype() == DType::kInt16 ? static_cast<double>(x.data<int16_t>()[i])
                                                       : static_cast<double>(x.data<int32_t>()[i]);
         ASSERT_NEAR(y.data<float>()[i], v / scale, 1e-7) << out << " sample " << i;
@@ -378,8 +395,8 @@ TEST(AudioSaveTest, BadArguments) {
   EXPECT_EQ(code(dir / "x.mp3", x, 8000, comp), ErrorCode::kInvalidInput);  // CBR or VBR, not both
   // A bit rate: not for PCM, FLAC or Vorbis; in range for the lossy codecs.
   const std::pair<const char*, int64_t> bad_rates[] = {
-      {"x.wav", 128000}, {"x.flac", 128000}, {"x.aiff", 128000}, {"x.ogg", 128000}, {"x.mp3", 0},
-      {"x.mp3", -64000}, {"x.mp3", 4000},   {"x.mp3", 640000},  {"x.opus", 100}, {"x.opus", 600000},
+      {"x.wav", 128000}, {"x.flac", 128000},    {"x.aiff", 128000}, {"x.ogg", 128000}, {"x.mp3", 0},
+      {"x.mp3", -64000}, {"x.mp3", 4000},       {"x.mp3", 640000},  {"x.opus", 100},   {"x.opus", 600000},
       {"x.m4a", 1000},   {"x.m4a", 10'000'000}, {"x.aac", 0},
   };
   for (const auto& [file, rate] : bad_rates) {

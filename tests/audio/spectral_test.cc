@@ -20,7 +20,9 @@ using test::expect_matches_torchaudio;
 using test::random_signal;
 using test::RefCase;
 
-std::string real_wav() { return test::media("audio/exo_sample_rf64.wav").string(); }
+std::string real_wav() {
+  return test::media("audio/exo_sample_rf64.wav").string();
+}
 
 // A JSON object's fields for the script from SpectrogramOptions-like arguments.
 struct Spec {
@@ -53,16 +55,17 @@ struct Spec {
     o.hop_length = hop;
     o.power = power;
     o.center = center;
-    o.pad_mode = pad_mode == "reflect"    ? PadMode::kReflect
-                 : pad_mode == "constant" ? PadMode::kConstant
+    o.pad_mode = pad_mode == "reflect"     ? PadMode::kReflect
+                 : pad_mode == "constant"  ? PadMode::kConstant
                  : pad_mode == "replicate" ? PadMode::kReplicate
                                            : PadMode::kCircular;
-    o.window = window == "hann" ? WindowFunction::kHann : window == "hamming" ? WindowFunction::kHamming
-                                                                             : WindowFunction::kRectangular;
+    o.window = window == "hann"      ? WindowFunction::kHann
+               : window == "hamming" ? WindowFunction::kHamming
+                                     : WindowFunction::kRectangular;
     if (periodic) o.periodic_window = *periodic;
-    o.normalized = normalized == "true"                 ? SpectrogramNorm::kWindow
+    o.normalized = normalized == "true"               ? SpectrogramNorm::kWindow
                    : normalized == "\"frame_length\"" ? SpectrogramNorm::kFrameLength
-                                                        : SpectrogramNorm::kNone;
+                                                      : SpectrogramNorm::kNone;
     o.pad = pad;
     o.onesided = onesided;
     return o;
@@ -82,10 +85,10 @@ std::vector<Spec> spectrogram_sets() {
   sets.push_back({.n_fft = 400, .pad_mode = "constant"});
   sets.push_back({.n_fft = 400, .pad_mode = "replicate"});
   sets.push_back({.n_fft = 400, .pad_mode = "circular"});
-  sets.push_back({.n_fft = 401, .hop = 100, .power = 3.0});   // odd, prime: Bluestein
+  sets.push_back({.n_fft = 401, .hop = 100, .power = 3.0});  // odd, prime: Bluestein
   sets.push_back({.n_fft = 30, .hop = 7, .window = "hann", .periodic = false});
   sets.push_back({.n_fft = 2048, .hop = 512, .window = "rect"});
-  sets.push_back({.n_fft = 1000, .win = 999, .hop = 250});    // 1000 = 8 * 125: Bluestein
+  sets.push_back({.n_fft = 1000, .win = 999, .hop = 250});  // 1000 = 8 * 125: Bluestein
   return sets;
 }
 
@@ -121,12 +124,12 @@ TEST(SpectralTest, MelFilterBanksMatchTorchaudio) {
                      {257, 300, 3000, 40, 11025, MelNorm::kNone, MelScale::kHtk}};
   std::vector<RefCase> cases;
   for (const Fb& f : sets) {
-    cases.push_back({"{\"op\": \"fbanks\", \"n_freqs\": " + std::to_string(f.n_freqs) + ", \"f_min\": " +
-                         std::to_string(f.f_min) + ", \"f_max\": " + std::to_string(f.f_max) + ", \"n_mels\": " +
-                         std::to_string(f.n_mels) + ", \"sr\": " + std::to_string(f.sr) + ", \"norm\": " +
-                         (f.norm == MelNorm::kSlaney ? "\"slaney\"" : "null") + ", \"mel_scale\": " +
-                         (f.scale == MelScale::kSlaney ? "\"slaney\"" : "\"htk\"") + "}",
-                     [f](const Tensor&) { return melscale_fbanks(f.n_freqs, f.f_min, f.f_max, f.n_mels, f.sr, f.norm, f.scale); }});
+    cases.push_back(
+        {"{\"op\": \"fbanks\", \"n_freqs\": " + std::to_string(f.n_freqs) + ", \"f_min\": " + std::to_string(f.f_min) +
+             ", \"f_max\": " + std::to_string(f.f_max) + ", \"n_mels\": " + std::to_string(f.n_mels) + ", \"sr\": " +
+             std::to_string(f.sr) + ", \"norm\": " + (f.norm == MelNorm::kSlaney ? "\"slaney\"" : "null") +
+             ", \"mel_scale\": " + (f.scale == MelScale::kSlaney ? "\"slaney\"" : "\"htk\"") + "}",
+         [f](const Tensor&) { return melscale_fbanks(f.n_freqs, f.f_min, f.f_max, f.n_mels, f.sr, f.norm, f.scale); }});
   }
   expect_matches_torchaudio(Tensor(), "", std::move(cases));
 }
@@ -143,8 +146,8 @@ struct Mel {
     std::string s = spec.json() + ", \"sr\": " + std::to_string(sr) + ", \"n_mels\": " + std::to_string(n_mels) +
                     ", \"f_min\": " + std::to_string(f_min);
     if (f_max) s += ", \"f_max\": " + std::to_string(*f_max);
-    s += std::string(", \"norm\": ") + (slaney_norm ? "\"slaney\"" : "null") + ", \"mel_scale\": " +
-         (slaney_scale ? "\"slaney\"" : "\"htk\"");
+    s += std::string(", \"norm\": ") + (slaney_norm ? "\"slaney\"" : "null") +
+         ", \"mel_scale\": " + (slaney_scale ? "\"slaney\"" : "\"htk\"");
     return s;
   }
   MelSpectrogramOptions options() const {
@@ -164,7 +167,10 @@ std::vector<Mel> mel_sets(int sr) {
   return {
       {.sr = sr},
       {.spec = {.n_fft = 400, .hop = 160}, .sr = sr, .n_mels = 80, .slaney_norm = true, .slaney_scale = true},
-      {.spec = {.n_fft = 1024, .hop = 256, .power = 1.0, .center = false}, .sr = sr, .n_mels = 64, .f_min = 60,
+      {.spec = {.n_fft = 1024, .hop = 256, .power = 1.0, .center = false},
+       .sr = sr,
+       .n_mels = 64,
+       .f_min = 60,
        .f_max = sr / 2.0 - 500},
       {.spec = {.n_fft = 512, .win = 480, .hop = 120}, .sr = sr, .n_mels = 40, .slaney_norm = true},
   };
@@ -174,12 +180,13 @@ std::vector<RefCase> mel_cases(int sr) {
   std::vector<RefCase> cases;
   for (const Mel& m : mel_sets(sr)) {
     const MelSpectrogramOptions o = m.options();
-    cases.push_back({R"({"op": "melspectrogram", )" + m.json() + "}", [o](const Tensor& x) { return melspectrogram(x, o); }});
+    cases.push_back(
+        {R"({"op": "melspectrogram", )" + m.json() + "}", [o](const Tensor& x) { return melspectrogram(x, o); }});
   }
-  const Mel mfcc_sets[] = {{.sr = sr},
-                           {.spec = {.n_fft = 400, .hop = 160, .center = false}, .sr = sr, .n_mels = 23},
-                           {.spec = {.n_fft = 1024, .hop = 512}, .sr = sr, .n_mels = 64, .slaney_norm = true,
-                            .slaney_scale = true}};
+  const Mel mfcc_sets[] = {
+      {.sr = sr},
+      {.spec = {.n_fft = 400, .hop = 160, .center = false}, .sr = sr, .n_mels = 23},
+      {.spec = {.n_fft = 1024, .hop = 512}, .sr = sr, .n_mels = 64, .slaney_norm = true, .slaney_scale = true}};
   const int n_mfcc[] = {40, 13, 20};
   for (int i = 0; i < 3; ++i) {
     for (bool log_mels : {false, true}) {
@@ -189,8 +196,8 @@ std::vector<RefCase> mel_cases(int sr) {
       o.log_mels = log_mels;
       o.norm = i == 2 && !log_mels ? DctNorm::kNone : DctNorm::kOrtho;
       cases.push_back({R"({"op": "mfcc", )" + mfcc_sets[i].json() + ", \"n_mfcc\": " + std::to_string(o.n_mfcc) +
-                           ", \"log_mels\": " + (log_mels ? "true" : "false") + ", \"dct_norm\": " +
-                           (o.norm == DctNorm::kNone ? "null" : "\"ortho\"") + "}",
+                           ", \"log_mels\": " + (log_mels ? "true" : "false") +
+                           ", \"dct_norm\": " + (o.norm == DctNorm::kNone ? "null" : "\"ortho\"") + "}",
                        [o](const Tensor& x) { return mfcc(x, o); }});
     }
   }
@@ -224,7 +231,8 @@ TEST(SpectralTest, MelSpectrogramAndMfccMatchTorchaudioOnARealFile) {
 TEST(SpectralTest, SpectrumEqualsADirectDftForManyLengths) {
   std::vector<int> lengths;
   for (int n = 2; n <= 48; ++n) lengths.push_back(n);
-  for (int n : {64, 80, 100, 128, 200, 240, 400, 401, 441, 480, 500, 512, 640, 1000, 1024, 1536, 2048}) lengths.push_back(n);
+  for (int n : {64, 80, 100, 128, 200, 240, 400, 401, 441, 480, 500, 512, 640, 1000, 1024, 1536, 2048})
+    lengths.push_back(n);
   for (int n : lengths) {
     SCOPED_TRACE("n_fft " + std::to_string(n));
     const Tensor x = random_signal(1, 3 * n, static_cast<uint32_t>(n));
@@ -256,7 +264,8 @@ TEST(SpectralTest, SpectrumEqualsADirectDftForManyLengths) {
 TEST(SpectralTest, SpectrogramOfASinePeaksAtItsBin) {
   const int sr = 16000, n = 512, bin = 32;  // 1000 Hz
   Tensor x = Tensor::empty({1, 8000}, DType::kFloat32);
-  for (int64_t i = 0; i < 8000; ++i) x.data<float>()[i] = 0.25f * static_cast<float>(std::sin(2 * std::numbers::pi * 1000.0 * i / sr));
+  for (int64_t i = 0; i < 8000; ++i)
+    x.data<float>()[i] = 0.25f * static_cast<float>(std::sin(2 * std::numbers::pi * 1000.0 * i / sr));
   SpectrogramOptions o;
   o.n_fft = n;
   o.hop_length = 128;
@@ -357,7 +366,7 @@ TEST(SpectralTest, BadInputsThrowInvalidInput) {
   f = {};
   f.dct_type = 3;
   EXPECT_EQ(error_code_of([&] { mfcc(x, f); }), kInvalid);
-  EXPECT_EQ(error_code_of([&] { amplitude_to_db(x, 10, 0, 0, 80.0); }), kInvalid);   // amin 0
+  EXPECT_EQ(error_code_of([&] { amplitude_to_db(x, 10, 0, 0, 80.0); }), kInvalid);      // amin 0
   EXPECT_EQ(error_code_of([&] { amplitude_to_db(x, 10, 1e-10, 0, -1.0); }), kInvalid);  // top_db < 0
 }
 

@@ -35,7 +35,9 @@ std::vector<uint8_t> pseudo_random(size_t n, uint32_t seed) {
   return v;
 }
 
-std::vector<uint8_t> to_vector(const ByteSource& s) { return {s.data(), s.data() + s.size()}; }
+std::vector<uint8_t> to_vector(const ByteSource& s) {
+  return {s.data(), s.data() + s.size()};
+}
 
 // Names in `dir`, sorted.
 std::vector<std::string> listing(const fs::path& dir) {
@@ -96,9 +98,7 @@ TEST(AtomicFileTest, DestroyedWithoutCommitLeavesThePathAsItWas) {
   }
   EXPECT_EQ(read_bytes(dir / "f"), before);
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"f"}) << "temporary file left behind";
-  {
-    AtomicFile g = AtomicFile::create(dir / "new");
-  }
+  { AtomicFile g = AtomicFile::create(dir / "new"); }
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"f"});
 }
 

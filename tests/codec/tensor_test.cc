@@ -1,6 +1,5 @@
 // loom::Tensor: creation, shape and strides, views (slice/select/permute/view), copies and ownership.
 #include "loom/codec/tensor.h"
-#include "test_media.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "test_media.h"
 
 namespace loom {
 namespace {

@@ -39,8 +39,8 @@ inline void write_npy(const std::filesystem::path& path, const Tensor& tensor) {
   std::string shape = "(";
   for (int64_t s : t.shape()) shape += std::to_string(s) + ",";
   shape += ")";
-  std::string header = std::string("{'descr': '") + npy_descr(t.dtype()) + "', 'fortran_order': False, 'shape': " +
-                       shape + ", }";
+  std::string header =
+      std::string("{'descr': '") + npy_descr(t.dtype()) + "', 'fortran_order': False, 'shape': " + shape + ", }";
   header.append(63 - (10 + header.size()) % 64, ' ');  // magic + length + header + '\n' is 64-aligned
   header += '\n';
   std::ofstream out(path, std::ios::binary);
@@ -54,7 +54,8 @@ inline void write_npy(const std::filesystem::path& path, const Tensor& tensor) {
 inline Tensor read_npy(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[10];
-  if (!in.read(magic, 10) || std::string(magic, 6) != "\x93NUMPY") throw std::runtime_error("npy: bad file " + path.string());
+  if (!in.read(magic, 10) || std::string(magic, 6) != "\x93NUMPY")
+    throw std::runtime_error("npy: bad file " + path.string());
   const size_t len = static_cast<uint8_t>(magic[8]) | (static_cast<uint8_t>(magic[9]) << 8);
   std::string header(len, '\0');
   in.read(header.data(), static_cast<std::streamsize>(len));
@@ -63,8 +64,8 @@ inline Tensor read_npy(const std::filesystem::path& path) {
   const std::string descr = header.substr(d, header.find('\'', d) - d);
   DType dtype{};
   bool found = false;
-  for (DType c : {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32, DType::kInt64, DType::kFloat32,
-                  DType::kFloat64}) {
+  for (DType c :
+       {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
     if (descr == npy_descr(c) || (descr == "<u1" && c == DType::kUInt8)) dtype = c, found = true;
   }
   if (descr == "|b1") dtype = DType::kUInt8, found = true;
@@ -89,8 +90,8 @@ inline TensorMap run_python_reference(const std::string& script, const TensorMap
   for (const auto& [name, tensor] : inputs) write_npy(dir / (name + ".npy"), tensor);
   std::ofstream(dir / "params.json") << params_json;
   const std::filesystem::path script_path = std::filesystem::path(LOOM_TEST_REFERENCE_DIR) / script;
-  const std::string command = interpreter + " " + script_path.string() + " " + dir.path().string() + " 2>" +
-                              (dir / "stderr.txt").string();
+  const std::string command =
+      interpreter + " " + script_path.string() + " " + dir.path().string() + " 2>" + (dir / "stderr.txt").string();
   const int rc = std::system(command.c_str());
   TensorMap outputs;
   if (rc != 0) {

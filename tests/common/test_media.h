@@ -20,7 +20,9 @@ inline std::filesystem::path media_dir() {
   return dir;
 }
 
-inline std::filesystem::path media(const std::string& relative) { return media_dir() / relative; }
+inline std::filesystem::path media(const std::string& relative) {
+  return media_dir() / relative;
+}
 
 inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

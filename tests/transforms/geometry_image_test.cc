@@ -18,10 +18,10 @@ std::vector<int64_t> random_map(Rng& rng, int64_t n, int64_t src) {
     const int64_t kind = rng.integer(0, 4), len = rng.integer(1, 12), start = rng.integer(0, src);
     for (int64_t i = 0; i < len && static_cast<int64_t>(map.size()) < n; ++i) {
       switch (kind) {
-        case 0: map.push_back(-1); break;                                 // fill
-        case 1: map.push_back(std::min(start + i, src - 1)); break;       // forward
-        case 2: map.push_back(std::max<int64_t>(start - i, 0)); break;    // mirrored
-        default: map.push_back(rng.integer(0, src)); break;               // scattered
+        case 0: map.push_back(-1); break;                               // fill
+        case 1: map.push_back(std::min(start + i, src - 1)); break;     // forward
+        case 2: map.push_back(std::max<int64_t>(start - i, 0)); break;  // mirrored
+        default: map.push_back(rng.integer(0, src)); break;             // scattered
       }
     }
   }
@@ -36,8 +36,8 @@ TEST(RemapAxes, EqualsPerPixelReferenceForEveryPixelSize) {
   for (const auto& [dtype, channels] : cases) {
     for (Layout layout : {Layout::kHWC, Layout::kCHW}) {
       const int64_t h = 7, w = 29;
-      Tensor image = layout == Layout::kHWC ? Tensor::empty({h, w, channels}, dtype)
-                                                    : Tensor::empty({channels, h, w}, dtype);
+      Tensor image =
+          layout == Layout::kHWC ? Tensor::empty({h, w, channels}, dtype) : Tensor::empty({channels, h, w}, dtype);
       auto* bytes = static_cast<uint8_t*>(image.data());
       for (size_t i = 0; i < image.nbytes(); ++i) bytes[i] = static_cast<uint8_t>(rng.integer(1, 256));
       for (int trial = 0; trial < 20; ++trial) {
@@ -51,14 +51,13 @@ TEST(RemapAxes, EqualsPerPixelReferenceForEveryPixelSize) {
           for (int64_t y = 0; y < oh; ++y) {
             for (int64_t x = 0; x < ow; ++x) {
               const bool inside = rows[y] >= 0 && cols[x] >= 0;
-              const int64_t src_index = layout == Layout::kHWC ? (rows[y] * w + cols[x]) * channels + c
-                                                                       : (c * h + rows[y]) * w + cols[x];
-              const int64_t out_index = layout == Layout::kHWC ? (y * ow + x) * channels + c
-                                                                       : (c * oh + y) * ow + x;
+              const int64_t src_index =
+                  layout == Layout::kHWC ? (rows[y] * w + cols[x]) * channels + c : (c * h + rows[y]) * w + cols[x];
+              const int64_t out_index = layout == Layout::kHWC ? (y * ow + x) * channels + c : (c * oh + y) * ow + x;
               const uint8_t zero[8] = {};
               ASSERT_EQ(std::memcmp(o + out_index * es, inside ? bytes + src_index * es : zero, es), 0)
-                  << to_string(dtype) << " x" << channels << " y=" << y << " x=" << x << " c=" << c
-                  << " cols " << testing::PrintToString(cols) << " rows " << testing::PrintToString(rows);
+                  << to_string(dtype) << " x" << channels << " y=" << y << " x=" << x << " c=" << c << " cols "
+                  << testing::PrintToString(cols) << " rows " << testing::PrintToString(rows);
             }
           }
         }

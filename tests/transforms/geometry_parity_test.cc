@@ -27,7 +27,7 @@ struct Case {
   std::string name;
   std::string params;  // the op's torchvision arguments (JSON members)
   std::function<Sample(const Sample&)> loom;
-  int max_pixel_diff = 0;             // per uint8 channel value
+  int max_pixel_diff = 0;  // per uint8 channel value
   // Values allowed above max_pixel_diff: torch computes sampling positions in float32, loom in
   // double, so positions exactly half-way between pixels (common with odd sizes) can round apart.
   double max_mismatch_fraction = 0.0;
@@ -63,17 +63,32 @@ std::vector<Case> cases() {
       {"crop_outside", R"("op": "crop", "top": -4, "left": 40, "height": 30, "width": 25)",
        [](const Sample& s) { return crop(s, -4, 40, 30, 25); }},
       {"center_crop", R"("op": "center_crop", "height": 20, "width": 31)",
-       [](const Sample& s) { return center_crop(s, {20, 31}); }},
+       [](const Sample& s) {
+         return center_crop(s, {20, 31});
+       }},
       // torchvision pads the image by floor(7 / 2) = 3 on the left but moves boxes by round(3.5) = 4.
-      {"center_crop_larger", R"("op": "center_crop", "height": 41, "width": 60)",
-       [](const Sample& s) { return center_crop(s, {41, 60}); }, 0, 0.0, Clamping::kSoft, {-1, 0}},
+      {"center_crop_larger",
+       R"("op": "center_crop", "height": 41, "width": 60)",
+       [](const Sample& s) {
+         return center_crop(s, {41, 60});
+       },
+       0,
+       0.0,
+       Clamping::kSoft,
+       {-1, 0}},
       {"pad", R"("op": "pad", "padding": [3, 4, 5, 6], "fill": 9)",
-       [](const Sample& s) { return pad(s, {3, 4, 5, 6}, PadMode::kConstant, {9}); }},
+       [](const Sample& s) {
+         return pad(s, {3, 4, 5, 6}, PadMode::kConstant, {9});
+       }},
       {"resize", R"("op": "resize", "height": 24, "width": 70)",
-       [](const Sample& s) { return resize(s, {24, 70}); }, 1},
+       [](const Sample& s) {
+         return resize(s, {24, 70});
+       },
+       1},
       {"rotate30", R"("op": "rotate", "angle": 30, "interpolation": "nearest", "expand": false)",
        [](const Sample& s) { return rotate(s, 30); }, 0, 0.02},
-      {"rotate_expand_bilinear", R"("op": "rotate", "angle": -40, "interpolation": "bilinear", "expand": true, "fill": [10, 20, 30])",
+      {"rotate_expand_bilinear",
+       R"("op": "rotate", "angle": -40, "interpolation": "bilinear", "expand": true, "fill": [10, 20, 30])",
        [](const Sample& s) {
          return rotate(s, -40, {Interpolation::kBilinear, true, std::nullopt, {10, 20, 30}});
        },
@@ -81,25 +96,48 @@ std::vector<Case> cases() {
       // torchvision's image is 65 wide here but its boxes get a 64-wide canvas (computed about the
       // corner instead of the centre); unclamped, the coordinates agree up to expand_offset.
       {"rotate_expand_canvas", R"("op": "rotate", "angle": -47.5, "interpolation": "nearest", "expand": true)",
-       [](const Sample& s) { return rotate(s, -47.5, {Interpolation::kNearest, true, std::nullopt, {}}); }, 0, 0.02,
-       Clamping::kNone, expand_offset(-47.5), true},
+       [](const Sample& s) {
+         return rotate(s, -47.5, {Interpolation::kNearest, true, std::nullopt, {}});
+       },
+       0, 0.02, Clamping::kNone, expand_offset(-47.5), true},
       {"rotate_hard_clamp", R"("op": "rotate", "angle": 75, "interpolation": "nearest", "expand": false)",
        [](const Sample& s) { return rotate(s, 75); }, 0, 0.02, Clamping::kHard},
-      {"affine_unclamped", R"("op": "affine", "angle": 20, "translate": [4, -3], "scale": 0.8, "shear": [10, 5], "interpolation": "nearest")",
-       [=](const Sample& s) { return affine(s, {20, {4, -3}, 0.8, {10, 5}, std::nullopt}, nearest); }, 0, 0.02,
-       Clamping::kNone},
+      {"affine_unclamped",
+       R"("op": "affine", "angle": 20, "translate": [4, -3], "scale": 0.8, "shear": [10, 5], "interpolation": "nearest")",
+       [=](const Sample& s) {
+         return affine(s, {20, {4, -3}, 0.8, {10, 5}, std::nullopt}, nearest);
+       },
+       0, 0.02, Clamping::kNone},
       {"rotate90_expand", R"("op": "rotate", "angle": 90, "interpolation": "nearest", "expand": true)",
-       [](const Sample& s) { return rotate(s, 90, {Interpolation::kNearest, true, std::nullopt, {}}); }},
-      {"rotate_center", R"("op": "rotate", "angle": 12, "interpolation": "bilinear", "expand": false, "center": [10, 30])",
-       [](const Sample& s) { return rotate(s, 12, {Interpolation::kBilinear, false, Point{10, 30}, {}}); }, 1, 0.0},
-      {"affine_fill", R"("op": "affine", "angle": 33, "translate": [-5, 6], "scale": 1.1, "shear": [0, -12], "interpolation": "bilinear", "fill": [0])",
-       [=](const Sample& s) { return affine(s, {33, {-5, 6}, 1.1, {0, -12}, std::nullopt}, {Interpolation::kBilinear, {0}}); },
+       [](const Sample& s) {
+         return rotate(s, 90, {Interpolation::kNearest, true, std::nullopt, {}});
+       }},
+      {"rotate_center",
+       R"("op": "rotate", "angle": 12, "interpolation": "bilinear", "expand": false, "center": [10, 30])",
+       [](const Sample& s) {
+         return rotate(s, 12, {Interpolation::kBilinear, false, Point{10, 30}, {}});
+       },
        1, 0.0},
-      {"affine", R"("op": "affine", "angle": 20, "translate": [4, -3], "scale": 0.8, "shear": [10, 5], "interpolation": "nearest")",
-       [=](const Sample& s) { return affine(s, {20, {4, -3}, 0.8, {10, 5}, std::nullopt}, nearest); }, 0, 0.02},
-      {"affine_bilinear", R"("op": "affine", "angle": -15, "translate": [0, 2], "scale": 1.3, "shear": [-8, 0], "interpolation": "bilinear")",
-       [=](const Sample& s) { return affine(s, {-15, {0, 2}, 1.3, {-8, 0}, std::nullopt}, bilinear); }, 1, 0.0},
-      {"perspective", R"("op": "perspective", "startpoints": [[0,0],[52,0],[52,36],[0,36]], "endpoints": [[3,2],[49,5],[50,33],[1,35]], "interpolation": "bilinear")",
+      {"affine_fill",
+       R"("op": "affine", "angle": 33, "translate": [-5, 6], "scale": 1.1, "shear": [0, -12], "interpolation": "bilinear", "fill": [0])",
+       [=](const Sample& s) {
+         return affine(s, {33, {-5, 6}, 1.1, {0, -12}, std::nullopt}, {Interpolation::kBilinear, {0}});
+       },
+       1, 0.0},
+      {"affine",
+       R"("op": "affine", "angle": 20, "translate": [4, -3], "scale": 0.8, "shear": [10, 5], "interpolation": "nearest")",
+       [=](const Sample& s) {
+         return affine(s, {20, {4, -3}, 0.8, {10, 5}, std::nullopt}, nearest);
+       },
+       0, 0.02},
+      {"affine_bilinear",
+       R"("op": "affine", "angle": -15, "translate": [0, 2], "scale": 1.3, "shear": [-8, 0], "interpolation": "bilinear")",
+       [=](const Sample& s) {
+         return affine(s, {-15, {0, 2}, 1.3, {-8, 0}, std::nullopt}, bilinear);
+       },
+       1, 0.0},
+      {"perspective",
+       R"("op": "perspective", "startpoints": [[0,0],[52,0],[52,36],[0,36]], "endpoints": [[3,2],[49,5],[50,33],[1,35]], "interpolation": "bilinear")",
        [=](const Sample& s) { return perspective(s, start, end, bilinear); }, 1, 0.0},
   };
 }
@@ -141,9 +179,11 @@ Tensor keypoints_in() {
 std::string params_json(const Case& c) {
   std::string formats = "[";
   for (const char* f : kFormats) formats += std::string(formats.size() > 1 ? ", " : "") + "\"" + f + "\"";
-  const char* clamping = c.clamping == Clamping::kNone ? "null" : c.clamping == Clamping::kHard ? "\"hard\"" : "\"soft\"";
-  return "{" + c.params + ", \"clamping\": " + clamping + ", \"canvas\": [" + std::to_string(kH) + ", " + std::to_string(kW) + "], \"formats\": " +
-         formats + "]}";
+  const char* clamping = c.clamping == Clamping::kNone   ? "null"
+                         : c.clamping == Clamping::kHard ? "\"hard\""
+                                                         : "\"soft\"";
+  return "{" + c.params + ", \"clamping\": " + clamping + ", \"canvas\": [" + std::to_string(kH) + ", " +
+         std::to_string(kW) + "], \"formats\": " + formats + "]}";
 }
 
 std::string modern_torchvision() {
@@ -152,7 +192,9 @@ std::string modern_torchvision() {
   return std::filesystem::exists(venv) ? venv : "";
 }
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class GeometryParity : public testing::TestWithParam<Case> {};
 
@@ -193,7 +235,9 @@ TEST_P(GeometryParity, AnnotationsMatchTorchvision024) {
     EXPECT_EQ(out.boxes->canvas, image_size(out)) << f;
     const Size tv_canvas{ref["canvas"].data<int64_t>()[0], ref["canvas"].data<int64_t>()[1]};
     if (c.tv_canvas_differs) {
-      EXPECT_EQ(std::abs(out.boxes->canvas.height - tv_canvas.height) + std::abs(out.boxes->canvas.width - tv_canvas.width), 1);
+      EXPECT_EQ(
+          std::abs(out.boxes->canvas.height - tv_canvas.height) + std::abs(out.boxes->canvas.width - tv_canvas.width),
+          1);
     } else {
       EXPECT_EQ(out.boxes->canvas, tv_canvas) << f;
     }

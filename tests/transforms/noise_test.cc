@@ -3,6 +3,8 @@
 // uint8 noise toward zero, clipping at 0 and 255, the wrap-around without clipping, int16 arithmetic,
 // seeding. Optionally (when /work/venv-tv/bin/python with torchvision 0.24 exists) the histogram of
 // uint8 differences against torchvision's own.
+#include "loom/transforms/noise.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -12,13 +14,14 @@
 #include <vector>
 
 #include "loom/codec/error.h"
-#include "loom/transforms/noise.h"
 #include "python_reference.h"
 
 namespace loom::transforms {
 namespace {
 
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+double normal_cdf(double x) {
+  return 0.5 * std::erfc(-x / std::sqrt(2.0));
+}
 
 Tensor filled(int64_t c, int64_t h, int64_t w, uint8_t v) {
   Tensor t = Tensor::empty({c, h, w}, DType::kUInt8);
@@ -168,7 +171,7 @@ TEST(Noise, SeedsDecide) {
   }
   EXPECT_EQ(same_xy, x.numel());
   EXPECT_LT(same_xz, x.numel() / 10);  // two independent draws agree on about 1.6% of values
-  EXPECT_EQ(a.next(), b.next());  // one draw each: a and b still in step
+  EXPECT_EQ(a.next(), b.next());       // one draw each: a and b still in step
   Rng d(1);
   d.next();
   Rng e(1);

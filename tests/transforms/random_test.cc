@@ -26,7 +26,6 @@ TEST(Rng, StreamsAndSeedsDiffer) {
   EXPECT_EQ(equal_ac, 0);
 }
 
-
 TEST(Rng, UniformMomentsAndRange) {
   Rng rng(1);
   const int n = 200000;

@@ -6,14 +6,14 @@
 //  - uint8 without antialias against torchvision 0.14's resize (float interpolate, rounded).
 // Odd ratios, upscales, downscales and mixed, 1 to 4 channels, CHW and HWC. Each test prints the
 // largest difference it saw.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,11 +33,12 @@ struct SizePair {
 };
 
 // Upscales, downscales, mixed, odd ratios, an unchanged axis, single rows and columns.
-const std::vector<SizePair> kSizePairs = {
-    {{37, 53}, {100, 17}}, {{37, 53}, {17, 100}}, {{64, 48}, {32, 24}}, {{30, 20}, {90, 60}},
-    {{100, 100}, {33, 67}}, {{13, 97}, {41, 7}},  {{1, 9}, {5, 3}},     {{9, 1}, {4, 6}},
-    {{50, 40}, {50, 13}},  {{16, 16}, {64, 5}},   {{200, 150}, {7, 11}}, {{5, 7}, {123, 89}},
-    {{77, 61}, {76, 62}},  {{100, 128}, {99, 166}},  // float32 index arithmetic differs from double here
+const std::vector<SizePair> kSizePairs =
+    {
+        {{37, 53}, {100, 17}},  {{37, 53}, {17, 100}},   {{64, 48}, {32, 24}},  {{30, 20}, {90, 60}},
+        {{100, 100}, {33, 67}}, {{13, 97}, {41, 7}},     {{1, 9}, {5, 3}},      {{9, 1}, {4, 6}},
+        {{50, 40}, {50, 13}},   {{16, 16}, {64, 5}},     {{200, 150}, {7, 11}}, {{5, 7}, {123, 89}},
+        {{77, 61}, {76, 62}},   {{100, 128}, {99, 166}},  // float32 index arithmetic differs from double here
 };
 
 const char* mode_name(Interpolation interp) {
@@ -51,10 +52,10 @@ const char* mode_name(Interpolation interp) {
   return "?";
 }
 
-Tensor random_image(Size s, int64_t channels, Layout layout, DType dtype, std::mt19937& rng,
-                    double scale = 1.0) {
+Tensor random_image(Size s, int64_t channels, Layout layout, DType dtype, std::mt19937& rng, double scale = 1.0) {
   const bool hwc = layout == Layout::kHWC;
-  Tensor t = hwc ? Tensor::empty({s.height, s.width, channels}, dtype) : Tensor::empty({channels, s.height, s.width}, dtype);
+  Tensor t =
+      hwc ? Tensor::empty({s.height, s.width, channels}, dtype) : Tensor::empty({channels, s.height, s.width}, dtype);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (dtype == DType::kUInt8) {
@@ -173,8 +174,8 @@ std::vector<double> torch_differences(const std::vector<Job>& jobs, const std::v
 }
 
 const std::vector<TorchMode> kFloatModes = {
-    {Interpolation::kBilinear, true},  {Interpolation::kBicubic, true}, {Interpolation::kBilinear, false},
-    {Interpolation::kBicubic, false},  {Interpolation::kNearest, false}, {Interpolation::kNearestExact, false},
+    {Interpolation::kBilinear, true}, {Interpolation::kBicubic, true},  {Interpolation::kBilinear, false},
+    {Interpolation::kBicubic, false}, {Interpolation::kNearest, false}, {Interpolation::kNearestExact, false},
 };
 
 bool is_nearest(Interpolation interp) {
@@ -224,14 +225,30 @@ std::vector<std::pair<std::string, Tensor>> real_images() {
 }
 
 const std::vector<std::function<Size(Size)>> kRelativeSizes = {
-    [](Size s) { return Size{s.height / 2, s.width / 2}; },
-    [](Size s) { return Size{s.height / 3 + 1, s.width * 2 / 7}; },
-    [](Size s) { return Size{s.height * 2, s.width * 3 / 2}; },
-    [](Size s) { return Size{s.height * 5 / 3, s.width / 4}; },
-    [](Size s) { return Size{s.height / 9, s.width * 13 / 10}; },
-    [](Size) { return Size{17, 100}; },
-    [](Size) { return Size{7, 5}; },
-    [](Size s) { return Size{s.height + 1, s.width - 1}; },
+    [](Size s) {
+      return Size{s.height / 2, s.width / 2};
+    },
+    [](Size s) {
+      return Size{s.height / 3 + 1, s.width * 2 / 7};
+    },
+    [](Size s) {
+      return Size{s.height * 2, s.width * 3 / 2};
+    },
+    [](Size s) {
+      return Size{s.height * 5 / 3, s.width / 4};
+    },
+    [](Size s) {
+      return Size{s.height / 9, s.width * 13 / 10};
+    },
+    [](Size) {
+      return Size{17, 100};
+    },
+    [](Size) {
+      return Size{7, 5};
+    },
+    [](Size s) {
+      return Size{s.height + 1, s.width - 1};
+    },
 };
 
 // Every real image at every kRelativeSizes size, alternately CHW and HWC.
@@ -242,10 +259,9 @@ std::vector<Job> real_image_jobs() {
     for (const auto& size_of : kRelativeSizes) {
       const bool chw = jobs.size() % 2 == 0;
       const Size out = size_of(in);
-      jobs.push_back({fmt::format("{} {}x{} -> {}x{} {}", label, in.height, in.width, out.height, out.width,
-                                  chw ? "CHW" : "HWC"),
-                      chw ? hwc.permute({2, 0, 1}).contiguous() : hwc,
-                      chw ? Layout::kCHW : Layout::kHWC, out});
+      jobs.push_back(
+          {fmt::format("{} {}x{} -> {}x{} {}", label, in.height, in.width, out.height, out.width, chw ? "CHW" : "HWC"),
+           chw ? hwc.permute({2, 0, 1}).contiguous() : hwc, chw ? Layout::kCHW : Layout::kHWC, out});
     }
   }
   return jobs;
@@ -288,8 +304,8 @@ double pillow_difference(const std::vector<std::pair<std::string, Tensor>>& imag
         o.interpolation = interp;
         o.layout = Layout::kHWC;
         cases.push_back({std::to_string(cases.size()), resize(image, out, o),
-                         fmt::format("{} {} {}x{} -> {}x{}", label, mode_name(interp), in.height, in.width,
-                                     out.height, out.width)});
+                         fmt::format("{} {} {}x{} -> {}x{}", label, mode_name(interp), in.height, in.width, out.height,
+                                     out.width)});
         list.push_back({{"input", name}, {"size", {out.height, out.width}}, {"filter", mode_name(interp)}});
       }
     }
@@ -328,8 +344,7 @@ TEST(ResizeParity, Float32BoxMatchesPillowFloatImages) {
   std::vector<std::pair<std::string, Tensor>> images;
   for (int64_t channels = 1; channels <= 4; ++channels) {
     images.emplace_back(fmt::format("float C={}", channels),
-                        random_image({31 + channels, 45 - channels}, channels, Layout::kHWC, DType::kFloat32,
-                                     rng));
+                        random_image({31 + channels, 45 - channels}, channels, Layout::kHWC, DType::kFloat32, rng));
   }
   const double worst = pillow_difference(images, kRelativeSizes);
   std::printf("[ parity   ] float32 bilinear/bicubic/box vs Pillow F images: max |diff| = %.3g\n", worst);

@@ -1,6 +1,8 @@
 // Resize: analytic expectations (constant images, identity, box averages, nearest indices, torch's
 // non-antialiased border rule) and the shorter-side rule. Parity with Pillow and torch on the same
 // inputs is in resize_parity_test.cc, and through the CLI in tests/parity.
+#include "loom/transforms/resize.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <utility>
 
 #include "loom/codec/error.h"
-#include "loom/transforms/resize.h"
 
 namespace loom::transforms {
 namespace {
@@ -41,8 +42,11 @@ TEST(Resize, ConstantImageStaysConstant) {
                                Interpolation::kBicubic, Interpolation::kBox}) {
     Tensor t = Tensor::empty({40, 60, 3}, DType::kUInt8);
     std::fill_n(t.data<uint8_t>(), t.numel(), uint8_t{77});
-    for (auto [s, antialias] : {std::pair{Size{13, 17}, true}, {Size{97, 143}, true}, {Size{40, 60}, true},
-                                {Size{13, 17}, false}, {Size{97, 143}, false}}) {
+    for (auto [s, antialias] : {std::pair{Size{13, 17}, true},
+                                {Size{97, 143}, true},
+                                {Size{40, 60}, true},
+                                {Size{13, 17}, false},
+                                {Size{97, 143}, false}}) {
       const Tensor r = resize(t, s, hwc(interp, antialias));
       ASSERT_EQ(r.size(0), s.height);
       ASSERT_EQ(r.size(1), s.width);

@@ -3,10 +3,10 @@
 // open/close loop that must not leak.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <fstream>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <fstream>
 #include <random>
 
 #include "decoder_util.h"
@@ -45,8 +45,8 @@ TEST_P(DecoderMetadataTest, MatchesFfprobe) {
     for (int i = 0; i < ff.num_streams(); ++i) audio += ff.stream(i, "codec_type") == "audio";
     EXPECT_EQ(static_cast<int>(m.audio_streams.size()), audio);
     EXPECT_LT(m.begin_stream_seconds, m.end_stream_seconds);
-    EXPECT_EQ(m.num_frames_from_content.has_value(), o.seek_mode == SeekMode::kExact ||
-                                                         m.stream.num_frames == 0 && m.stream.duration_seconds <= 0);
+    EXPECT_EQ(m.num_frames_from_content.has_value(),
+              o.seek_mode == SeekMode::kExact || m.stream.num_frames == 0 && m.stream.duration_seconds <= 0);
   }
 }
 
@@ -88,8 +88,7 @@ TEST(DecoderColorTest, MatrixFollowsTheStream) {
   };
   for (const Case c : {Case{"video/nasa_13013.mp4", true}, Case{"video/exo_roadtrip-vp92-10bit.webm", true},
                        Case{"video/exo_sample_with_increasing_timestamps_320w_240h.mp4", false},
-                       Case{"video/exo_bear-vp9.webm", false},
-                       Case{"video/h264_10bits.mp4", false}}) {
+                       Case{"video/exo_bear-vp9.webm", false}, Case{"video/h264_10bits.mp4", false}}) {
     const fs::path file = loom::test::media(c.file);
     DecoderOptions o;
     o.dimension_order = Layout::kHWC;
@@ -207,8 +206,7 @@ TEST(DecoderBadInputTest, MissingMoovRandomAndEmptyBytes) {
             ErrorCode::kInvalidInput);
   loom::test::write_bytes(dir / "empty.mp4", {});
   EXPECT_EQ(error_code_of([&] { VideoDecoder::open(dir / "empty.mp4"); }), ErrorCode::kInvalidInput);
-  EXPECT_EQ(error_code_of([&] { VideoDecoder::open(ByteSource::from_memory({}, "empty")); }),
-            ErrorCode::kInvalidInput);
+  EXPECT_EQ(error_code_of([&] { VideoDecoder::open(ByteSource::from_memory({}, "empty")); }), ErrorCode::kInvalidInput);
 }
 
 TEST(DecoderBadInputTest, PlaylistsAndConcatListsAreRefused) {
@@ -216,8 +214,10 @@ TEST(DecoderBadInputTest, PlaylistsAndConcatListsAreRefused) {
   const std::string target = loom::test::media("video/nasa_13013.mp4").string();
   const std::string m3u8 = "#EXTM3U\n#EXT-X-TARGETDURATION:13\n#EXTINF:13,\n" + target + "\n#EXT-X-ENDLIST\n";
   const std::string concat = "ffconcat version 1.0\nfile '" + target + "'\n";
-  for (const auto& [name, text] : {std::pair<std::string, std::string>{"list.m3u8", m3u8}, {"video.mp4", m3u8},
-                                   {"concat.txt", concat}, {"concat.mp4", concat}}) {
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"list.m3u8", m3u8},
+                                   {"video.mp4", m3u8},
+                                   {"concat.txt", concat},
+                                   {"concat.mp4", concat}}) {
     const std::vector<uint8_t> bytes(text.begin(), text.end());
     loom::test::write_bytes(dir / name, bytes);
     const Error e = error_of([&] { VideoDecoder::open(dir / name); });
@@ -247,7 +247,8 @@ TEST(DecoderBadInputTest, HugeDimensionsAreLimited) {
   EXPECT_EQ(e.code(), ErrorCode::kLimitExceeded) << e.what();
   // An IVF header declaring 65535x65535 for a 320x240 VP9 stream: FFmpeg takes the size from the
   // stream itself, and loom decodes 320x240 frames.
-  const std::string cmd = "ffmpeg -v error -i " + loom::test::shell_quote(loom::test::media("video/exo_bear-vp9.webm").string()) +
+  const std::string cmd = "ffmpeg -v error -i " +
+                          loom::test::shell_quote(loom::test::media("video/exo_bear-vp9.webm").string()) +
                           " -c copy -f ivf " + loom::test::shell_quote((dir / "bear.ivf").string());
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::vector<uint8_t> ivf = loom::test::read_bytes(dir / "bear.ivf");

@@ -17,7 +17,9 @@ using namespace loom::video::test;
 constexpr int kTolerance = 2;  // per channel, vs ffmpeg's own rgb24 conversion
 
 // Frames [N, H, W, 3] of `f` in NHWC whatever its layout.
-Tensor as_nhwc(const Tensor& t, Layout layout) { return layout == Layout::kHWC ? t : t.permute({0, 2, 3, 1}); }
+Tensor as_nhwc(const Tensor& t, Layout layout) {
+  return layout == Layout::kHWC ? t : t.permute({0, 2, 3, 1});
+}
 
 class DecoderCorpusTest : public ::testing::TestWithParam<fs::path> {};
 
@@ -106,8 +108,8 @@ TEST_P(DecoderCorpusTest, FramesMatchFfmpegRgb24) {
     const StreamMetadata& m = dec.metadata();
     // first, last, middle, random, repeated, unsorted, negative
     std::mt19937 rng(7);
-    std::vector<int64_t> asked = {n / 2, 0, -1, static_cast<int64_t>(rng() % n), n / 2,
-                                  static_cast<int64_t>(rng() % n), 0};
+    std::vector<int64_t> asked = {n / 2, 0, -1, static_cast<int64_t>(rng() % n), n / 2, static_cast<int64_t>(rng() % n),
+                                  0};
     Frames f = dec.get_frames_at(asked);
     ASSERT_EQ(f.data.size(0), static_cast<int64_t>(asked.size()));
     if (layout == Layout::kCHW) {
@@ -205,8 +207,8 @@ TEST_P(DecoderCorpusTest, ApproximateModeAgreesOnConstantRateFiles) {
   DecoderOptions o;
   o.seek_mode = SeekMode::kApproximate;
   VideoDecoder approx = VideoDecoder::open(file, o);
-  EXPECT_FALSE(approx.metadata().num_frames_from_content.has_value() &&
-               approx.metadata().stream.num_frames > 0 && approx.metadata().stream.average_fps > 0)
+  EXPECT_FALSE(approx.metadata().num_frames_from_content.has_value() && approx.metadata().stream.num_frames > 0 &&
+               approx.metadata().stream.average_fps > 0)
       << "approximate mode scanned although the header has what it needs";
   // Constant frame rate with a truthful header: the header's count is right and frame i starts at
   // begin + i / fps (within a quarter frame).
@@ -219,7 +221,8 @@ TEST_P(DecoderCorpusTest, ApproximateModeAgreesOnConstantRateFiles) {
     VideoDecoder scan = VideoDecoder::open(file, tiny);
     const Frames all = scan.get_frames_in_range(0, n);
     for (int64_t i = 0; i < n && cfr; ++i) {
-      cfr = std::abs(all.pts_seconds[i] - (m.begin_stream_seconds + i / m.stream.average_fps)) < 0.25 / m.stream.average_fps;
+      cfr = std::abs(all.pts_seconds[i] - (m.begin_stream_seconds + i / m.stream.average_fps)) <
+            0.25 / m.stream.average_fps;
     }
   }
   if (!cfr) {
@@ -257,9 +260,10 @@ TEST_P(DecoderCorpusTest, MemoryBufferEqualsPath) {
 TEST(DecoderSkipTest, RandomFramesOfALongGopBFrameVideoEqualSequentialDecode) {
   loom::test::TempDir dir;
   const fs::path file = dir / "long_gop_bf3.mp4";
-  const std::string make = "ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=25 -frames:v 200 -c:v libx264 "
-                           "-preset veryfast -g 120 -keyint_min 120 -sc_threshold 0 -bf 3 -pix_fmt yuv420p " +
-                           loom::test::shell_quote(file.string());
+  const std::string make =
+      "ffmpeg -v error -f lavfi -i testsrc2=size=128x96:rate=25 -frames:v 200 -c:v libx264 "
+      "-preset veryfast -g 120 -keyint_min 120 -sc_threshold 0 -bf 3 -pix_fmt yuv420p " +
+      loom::test::shell_quote(file.string());
   ASSERT_EQ(std::system(make.c_str()), 0);
   for (int threads : {1, 2}) {
     SCOPED_TRACE("num_threads " + std::to_string(threads));

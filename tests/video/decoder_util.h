@@ -22,7 +22,9 @@
 namespace loom::video::test {
 namespace fs = std::filesystem;
 
-inline std::vector<fs::path> video_corpus() { return loom::test::files_in(loom::test::media("video")); }
+inline std::vector<fs::path> video_corpus() {
+  return loom::test::files_in(loom::test::media("video"));
+}
 
 inline std::string param_name(const fs::path& p) {
   std::string name = p.filename().string();
@@ -77,14 +79,16 @@ inline std::string command_output(const std::string& command) {
 inline FrameIndex ffprobe_frame_index(const fs::path& file, int stream) {
   const std::string json = command_output("ffprobe -v error -select_streams " + std::to_string(stream) +
                                           " -show_frames -show_entries frame=pts,pkt_dts,duration,pkt_duration,"
-                                          "key_frame -of json '" + file.string() + "'");
+                                          "key_frame -of json '" +
+                                          file.string() + "'");
   FrameIndex index;
   const nlohmann::json parsed = nlohmann::json::parse(json);
   for (const auto& f : parsed.at("frames")) {
     FrameIndexEntry e;
     e.pts = f.contains("pts") ? f["pts"].get<int64_t>() : f.at("pkt_dts").get<int64_t>();
-    e.duration = f.contains("duration") ? f["duration"].get<int64_t>()
-                 : f.contains("pkt_duration") ? f["pkt_duration"].get<int64_t>() : 0;
+    e.duration = f.contains("duration")       ? f["duration"].get<int64_t>()
+                 : f.contains("pkt_duration") ? f["pkt_duration"].get<int64_t>()
+                                              : 0;
     e.key_frame = f.at("key_frame").get<int>() != 0;
     index.push_back(e);
   }

@@ -1,6 +1,5 @@
 // VideoEncoder: round trips read back by PyAV and ffprobe (tests/reference/video_encode.py), options,
 // errors and atomicity.
-#include "loom/codec/atomic_file.h"
 #include "loom/video/encoder.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "loom/codec/atomic_file.h"
 #include "loom/codec/byte_source.h"
 #include "python_reference.h"
 #include "test_media.h"

@@ -45,7 +45,8 @@ void expect_times(const std::vector<std::vector<double>>& got, const std::vector
   ASSERT_EQ(got.size(), want.size());
   for (size_t c = 0; c < want.size(); ++c) {
     ASSERT_EQ(got[c].size(), want[c].size()) << "clip " << c;
-    for (size_t f = 0; f < want[c].size(); ++f) EXPECT_NEAR(got[c][f], want[c][f], 1e-9) << "clip " << c << " frame " << f;
+    for (size_t f = 0; f < want[c].size(); ++f)
+      EXPECT_NEAR(got[c][f], want[c][f], 1e-9) << "clip " << c << " frame " << f;
   }
 }
 
@@ -214,8 +215,7 @@ TEST(SamplerTimestampTest, RegularStartsEverySecondsBetweenClipStarts) {
   o.seconds_between_frames = 0.5;
   o.sampling_range_start = 1;
   // Range [1, 10 - 1.5 = 8.5): starts 1, 4, 7.
-  expect_times(clip_timestamps_at_regular_timestamps(m, o),
-               {{1, 1.5, 2, 2.5}, {4, 4.5, 5, 5.5}, {7, 7.5, 8, 8.5}});
+  expect_times(clip_timestamps_at_regular_timestamps(m, o), {{1, 1.5, 2, 2.5}, {4, 4.5, 5, 5.5}, {7, 7.5, 8, 8.5}});
 }
 
 TEST(SamplerTimestampTest, PoliciesWhenAClipRunsPastTheEnd) {
@@ -299,9 +299,8 @@ TEST(SamplerTimestampTest, InvalidParametersAreInvalidInput) {
   expect_invalid([&] { clip_timestamps_at_regular_timestamps(stream(0, 10, 0), regular_options(5, 2)); },
                  "average fps is unknown");
   o.seconds_between_frames = 0.5;
-  expect_times(clip_timestamps_at_regular_timestamps(stream(0, 10, 0), o), {{0, 0.5}, {1, 1.5}, {2, 2.5}, {3, 3.5},
-                                                                            {4, 4.5}, {5, 5.5}, {6, 6.5}, {7, 7.5},
-                                                                            {8, 8.5}, {9, 9.5}});
+  expect_times(clip_timestamps_at_regular_timestamps(stream(0, 10, 0), o),
+               {{0, 0.5}, {1, 1.5}, {2, 2.5}, {3, 3.5}, {4, 4.5}, {5, 5.5}, {6, 6.5}, {7, 7.5}, {8, 8.5}, {9, 9.5}});
   expect_invalid([&] { clip_timestamps_at_regular_timestamps(stream(3, 3, 25), regular_options(1, 1)); },
                  "empty or unknown");
 
@@ -317,13 +316,14 @@ TEST(SamplerTimestampTest, InvalidParametersAreInvalidInput) {
   o.sampling_range_end = 4;
   expect_invalid([&] { clip_timestamps_at_regular_timestamps(m, o); }, "sampling range [5, 4) is empty");
   // 200 frames 0.1 s apart do not fit in 10 s: the default end 10 - 19.9 is before the start.
-  expect_invalid([&] { clip_timestamps_at_regular_timestamps(m, regular_options(1, 200)); },
-                 "leaves no room");
+  expect_invalid([&] { clip_timestamps_at_regular_timestamps(m, regular_options(1, 200)); }, "leaves no room");
 }
 
 // ---------------- Decoded clips ----------------
 
-fs::path video(const std::string& name) { return loom::test::media("video/" + name); }
+fs::path video(const std::string& name) {
+  return loom::test::media("video/" + name);
+}
 
 // Every frame of `clips` equals what a fresh decoder gives for the same index.
 void expect_frames_match_indices(const fs::path& file, const Clips& clips, const Indices& indices,

@@ -21,9 +21,9 @@ namespace fs = std::filesystem;
 using test::media;
 
 struct Expected {
-  bool decodes;             // a full image comes out
-  ErrorCode code;           // otherwise this error
-  const char* message;      // and its message contains this
+  bool decodes;         // a full image comes out
+  ErrorCode code;       // otherwise this error
+  const char* message;  // and its message contains this
 };
 
 constexpr Expected kOk{true, ErrorCode::kInternal, ""};
@@ -122,7 +122,8 @@ TEST(DamagedImages, EveryFileBehavesAsWrittenDown) {
         decode_image(src);
         ADD_FAILURE() << rel << " decoded";
       } catch (const Error& e) {
-        EXPECT_TRUE(e.code() == ErrorCode::kUnsupported || e.code() == ErrorCode::kInvalidInput) << rel << ": " << e.what();
+        EXPECT_TRUE(e.code() == ErrorCode::kUnsupported || e.code() == ErrorCode::kInvalidInput)
+            << rel << ": " << e.what();
       }
       continue;
     }
@@ -146,7 +147,9 @@ TEST(DamagedImages, CorpusFormatsLoomDoesNotDecodeAreUnsupported) {
 
 // ---- Hand-made bad inputs ----
 
-std::vector<uint8_t> file_bytes(const std::string& rel) { return test::read_bytes(media(rel)); }
+std::vector<uint8_t> file_bytes(const std::string& rel) {
+  return test::read_bytes(media(rel));
+}
 
 ByteSource named(std::vector<uint8_t> bytes, const std::string& name) {
   return ByteSource::from_vector(std::move(bytes), name);
@@ -208,8 +211,7 @@ TEST(BadInput, HugeJpegIsRefusedBeforeAllocating) {
   check(named(jpeg_claiming(65500, 65500), "huge.jpg"), {false, ErrorCode::kLimitExceeded, "exceeds the limit"},
         "65500x65500");
   // Past libjpeg's own maximum.
-  check(named(jpeg_claiming(65535, 65535), "huger.jpg"), {false, ErrorCode::kInvalidInput, "dimension"},
-        "65535x65535");
+  check(named(jpeg_claiming(65535, 65535), "huger.jpg"), {false, ErrorCode::kInvalidInput, "dimension"}, "65535x65535");
 }
 
 TEST(BadInput, ZeroSizeJpegIsInvalid) {
@@ -271,7 +273,8 @@ std::vector<uint8_t> chunk(const char* type, const std::vector<uint8_t>& data) {
 
 TEST(BadInput, PngShorterThanItsSignature) {
   const std::vector<uint8_t> sig = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  check(named({sig.begin(), sig.begin() + 5}, "short.png"), {false, ErrorCode::kInvalidInput, "unknown format"}, "short");
+  check(named({sig.begin(), sig.begin() + 5}, "short.png"), {false, ErrorCode::kInvalidInput, "unknown format"},
+        "short");
   check(named(sig, "sig_only.png"), kTruncated, "signature only");
 }
 
@@ -326,12 +329,11 @@ TEST(BadInput, PngChunkLongerThanTheFileIsNotAllocated) {
   for (const char* type : {"iTXt", "eXIf", "zTXt"}) {
     std::vector<uint8_t> bytes = file_bytes("images/png/hopper.png");
     bytes.resize(8 + 8 + 13 + 4);  // signature and IHDR
-    put32(bytes, 0x7267651D);     // 1,919,378,717 bytes declared...
+    put32(bytes, 0x7267651D);      // 1,919,378,717 bytes declared...
     bytes.insert(bytes.end(), type, type + 4);
     bytes.insert(bytes.end(), {'C', 'o', 'm', 'm', 'e', 'n', 't', 0, 0, 0, 0});  // ...11 present
     check(named(bytes, "long_chunk.png"),
-          {false, ErrorCode::kInvalidInput, "more than the file holds and than Limits::max_png_chunk_bytes"},
-          type);
+          {false, ErrorCode::kInvalidInput, "more than the file holds and than Limits::max_png_chunk_bytes"}, type);
   }
 }
 

@@ -39,11 +39,10 @@ TEST(Decode, ModesGiveTheirChannelCounts) {
   struct Case {
     const char* file;
     int unchanged;
-  } cases[] = {{"images/jpeg/hopper.jpg", 3},           {"images/jpeg/hopper_gray.jpg", 1},
-               {"images/jpeg/pil_sample_cmyk.jpg", 3},  {"images/png/hopper.png", 3},
-               {"images/png/uncompressed_la.png", 2},   {"images/png/pil123rgba.png", 4},
-               {"images/png/pil123p.png", 4},           {"images/png/p_trns_single.png", 4},
-               {"images/png/1_trns.png", 1}};
+  } cases[] = {
+      {"images/jpeg/hopper.jpg", 3}, {"images/jpeg/hopper_gray.jpg", 1},    {"images/jpeg/pil_sample_cmyk.jpg", 3},
+      {"images/png/hopper.png", 3},  {"images/png/uncompressed_la.png", 2}, {"images/png/pil123rgba.png", 4},
+      {"images/png/pil123p.png", 4}, {"images/png/p_trns_single.png", 4},   {"images/png/1_trns.png", 1}};
   for (const Case& c : cases) {
     EXPECT_EQ(decode(c.file, hwc()).size(2), c.unchanged) << c.file;
     EXPECT_EQ(decode(c.file, hwc(ImageReadMode::kGray)).size(2), 1) << c.file;
@@ -118,7 +117,8 @@ TEST(Decode, ScaledJpegIsCloseToAFullDecodeAveraged) {
       const uint8_t* f = full.data<uint8_t>();
       const int64_t w = full.size(1);
       const double mean = (f[2 * y * w + 2 * x] + f[2 * y * w + 2 * x + 1] + f[(2 * y + 1) * w + 2 * x] +
-                           f[(2 * y + 1) * w + 2 * x + 1]) / 4.0;
+                           f[(2 * y + 1) * w + 2 * x + 1]) /
+                          4.0;
       err += std::abs(mean - half.data<uint8_t>()[y * half.size(1) + x]);
     }
   EXPECT_LT(err / half.numel(), 6.0);

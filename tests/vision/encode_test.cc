@@ -59,7 +59,8 @@ TEST(EncodePng, CompressionLevelChangesSizeNotPixels) {
   small.compression_level = 9;
   const auto a = encode_png(img, fast), b = encode_png(img, small);
   EXPECT_GT(a.size(), b.size());
-  EXPECT_TRUE(same_pixels(decode_image(ByteSource::from_memory(a), hwc()), decode_image(ByteSource::from_memory(b), hwc())));
+  EXPECT_TRUE(
+      same_pixels(decode_image(ByteSource::from_memory(a), hwc()), decode_image(ByteSource::from_memory(b), hwc())));
   fast.compression_level = 10;
   EXPECT_THROW(encode_png(img, fast), Error);
 }

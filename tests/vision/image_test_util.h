@@ -43,14 +43,16 @@ inline int max_diff(const Tensor& a, const Tensor& b) {
 }
 
 // CHW view of an HWC tensor.
-inline Tensor hwc_to_chw(const Tensor& hwc) { return hwc.permute({2, 0, 1}); }
+inline Tensor hwc_to_chw(const Tensor& hwc) {
+  return hwc.permute({2, 0, 1});
+}
 
 // A JPEG with an APP1 EXIF block holding `orientation`, inserted right after SOI.
 inline std::vector<uint8_t> with_exif_orientation(const std::vector<uint8_t>& jpeg, int orientation) {
-  const uint8_t tiff[] = {'I', 'I', 42, 0, 8, 0, 0, 0,  // little-endian header, IFD0 at 8
-                          1, 0,                          // one entry
-                          0x12, 0x01, 3, 0, 1, 0, 0, 0, static_cast<uint8_t>(orientation), 0, 0, 0,
-                          0, 0, 0, 0};  // no next IFD
+  const uint8_t tiff[] = {'I',  'I',  42, 0, 8, 0, 0, 0,  // little-endian header, IFD0 at 8
+                          1,    0,                        // one entry
+                          0x12, 0x01, 3,  0, 1, 0, 0, 0, static_cast<uint8_t>(orientation),
+                          0,    0,    0,  0, 0, 0, 0};  // no next IFD
   std::vector<uint8_t> app1 = {'E', 'x', 'i', 'f', 0, 0};
   app1.insert(app1.end(), std::begin(tiff), std::end(tiff));
   const size_t length = app1.size() + 2;

@@ -28,7 +28,7 @@ struct LOOM_HIDDEN VideoDecoder::Impl {
       : name(std::move(input)), options(opts), backend(detail::make_decode_backend(opts)), source(name, opts.limits) {}
 
   std::string name;
-  DecoderOptions options;  // output_size: the current one
+  DecoderOptions options;                          // output_size: the current one
   std::unique_ptr<detail::DecodeBackend> backend;  // outlives the decoder it configured (source's)
   detail::FrameSource source;
   std::unique_ptr<detail::SeekRules> rules;
@@ -114,9 +114,9 @@ void VideoDecoder::Impl::set_output_size(std::optional<Size> size) {
 int64_t VideoDecoder::Impl::normalize_index(int64_t i) const {
   const int64_t n = rules->num_frames();
   if (i < -n || i >= n) {
-    throw Error(ErrorCode::kInvalidInput, name,
-                fmt::format("frame index {} is out of range: the video has {} frames (valid: {} to {})", i, n, -n,
-                            n - 1));
+    throw Error(
+        ErrorCode::kInvalidInput, name,
+        fmt::format("frame index {} is out of range: the video has {} frames (valid: {} to {})", i, n, -n, n - 1));
   }
   return i < 0 ? i + n : i;
 }
@@ -217,13 +217,17 @@ VideoDecoder VideoDecoder::open(const ByteSource& source, const DecoderOptions& 
   return VideoDecoder(std::move(impl));
 }
 
-const StreamMetadata& VideoDecoder::metadata() const { return impl_->meta; }
+const StreamMetadata& VideoDecoder::metadata() const {
+  return impl_->meta;
+}
 
 int64_t VideoDecoder::num_frames() const {
   return impl_->rules->num_frames();
 }
 
-void VideoDecoder::set_output_size(std::optional<Size> size) { impl_->set_output_size(size); }
+void VideoDecoder::set_output_size(std::optional<Size> size) {
+  impl_->set_output_size(size);
+}
 
 Frame VideoDecoder::get_frame_at(int64_t index) {
   const int64_t i = impl_->normalize_index(index);

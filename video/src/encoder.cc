@@ -22,10 +22,10 @@ extern "C" {
 
 #include "loom/accel/interleave.h"
 #include "loom/codec/atomic_file.h"
+#include "loom/codec/error.h"
 #include "loom/codec/internal/avio_sink.h"
 #include "loom/codec/internal/ffmpeg_audio_encoder.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
-#include "loom/codec/error.h"
 
 namespace loom::video {
 namespace {
@@ -236,7 +236,7 @@ struct LOOM_HIDDEN VideoEncoder::Impl {
   AVRational fps{30, 1};
   std::string codec_name;
 
-  std::optional<AtomicFile> file;   // declared before the contexts that write to it
+  std::optional<AtomicFile> file;        // declared before the contexts that write to it
   std::optional<ffmpeg::AvioSink> sink;  // writes `file`
   UniqueOutputContext fmt;
   UniqueCodecContext video;
@@ -527,7 +527,7 @@ void VideoEncoder::write(const Tensor& frames) {
         }
         const auto* base = static_cast<const uint8_t*>(f.data());
         const int64_t sc = f.stride(nchw ? 0 : 2), sy = f.stride(nchw ? 1 : 0), sx = f.stride(nchw ? 2 : 1);
-        constexpr int kPlaneOf[3] = {2, 0, 1};  // R -> plane 2, G -> 0, B -> 1
+        constexpr int kPlaneOf[3] = {2, 0, 1};     // R -> plane 2, G -> 0, B -> 1
         const bool rgb_rows = sx == 3 && sc == 1;  // interleaved rows (NHWC): one deinterleave per row
         for (int64_t y = 0; rgb_rows && y < h; ++y) {
           uint8_t* rows[3];

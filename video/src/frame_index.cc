@@ -21,7 +21,7 @@ bool vp9_frame_shown(const uint8_t* data, int size) {
   // Read bits MSB-first as a bit stream.
   uint32_t word = 0;
   for (int i = 0; i < 4; ++i) word = (word << 8) | (i < size ? data[i] : 0);
-  int pos = 4;  // bits consumed: frame_marker(2) + profile(2)
+  int pos = 4;              // bits consumed: frame_marker(2) + profile(2)
   if (profile == 3) ++pos;  // reserved_zero
   auto read = [&](int n) {
     const uint32_t v = (word >> (32 - pos - n)) & ((1u << n) - 1);
@@ -128,8 +128,7 @@ std::vector<IndexedFrame> from_custom_index(const FrameIndex& index, const std::
   sort_by_pts(frames);
   for (size_t i = 1; i < frames.size(); ++i) {
     if (frames[i].pts == frames[i - 1].pts) {
-      throw Error(ErrorCode::kInvalidInput, name,
-                  fmt::format("the custom frame index repeats pts {}", frames[i].pts));
+      throw Error(ErrorCode::kInvalidInput, name, fmt::format("the custom frame index repeats pts {}", frames[i].pts));
     }
   }
   if (!frames.front().key_frame) {

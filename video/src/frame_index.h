@@ -31,8 +31,8 @@ bool packet_shows_frame(AVCodecID id, const uint8_t* data, int size);
 // without any timestamp are left out. A read error other than end of file ends the scan there (the
 // frames before it stay addressable; a last packet cut short by the end of the file is dropped).
 // Throws Error(kLimitExceeded) past the deadline or past `max_frames` frames.
-std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecID codec,
-                                      const std::string& name, ffmpeg::Deadline& deadline, int64_t max_frames);
+std::vector<IndexedFrame> scan_frames(AVFormatContext* fmt, int stream, AVCodecID codec, const std::string& name,
+                                      ffmpeg::Deadline& deadline, int64_t max_frames);
 
 // Sorts a caller-supplied index by pts and gives frames without a duration the gap to the next pts.
 // Throws Error(kInvalidInput) for an empty index or repeated pts values.

@@ -21,9 +21,9 @@ extern "C" {
 #include <vector>
 
 #include "decode_backend.h"
-#include "loom/codec/internal/ffmpeg_handles.h"
 #include "frame_index.h"
 #include "loom/codec/byte_source.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/limits.h"
 #include "loom/video/decoder.h"
 #include "seek_rules.h"

@@ -13,7 +13,8 @@ inline VideoMetadata video_metadata(const ContainerInfo& container, const Stream
   VideoMetadata m;
   m.container = container.demuxer;
   m.stream = video;
-  if (!(m.stream.duration_seconds > 0)) m.stream.duration_seconds = container.duration_seconds > 0 ? container.duration_seconds : -1;
+  if (!(m.stream.duration_seconds > 0))
+    m.stream.duration_seconds = container.duration_seconds > 0 ? container.duration_seconds : -1;
   for (const StreamInfo& s : container.streams) {
     if (s.type == "audio") m.audio_streams.push_back(s);
   }

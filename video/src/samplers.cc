@@ -54,9 +54,7 @@ template <typename T, typename Describe>
 void apply_policy(std::vector<T>& clip, size_t wanted, Policy policy, const char* sampler, Describe describe) {
   if (clip.size() >= wanted) return;
   switch (policy) {
-    case Policy::kRepeatLast:
-      clip.resize(wanted, clip.back());
-      return;
+    case Policy::kRepeatLast: clip.resize(wanted, clip.back()); return;
     case Policy::kWrap: {
       const size_t valid = clip.size();
       for (size_t i = valid; i < wanted; ++i) clip.push_back(clip[i % valid]);
@@ -89,13 +87,13 @@ IndexRange validate_index_based(const char* sampler, int64_t num_frames, const I
   IndexRange r;
   r.start = o.sampling_range_start;
   if (r.start < -num_frames) {
-    fail(sampler, fmt::format("sampling_range_start ({}) must be >= -{} (the number of frames, negated)", r.start,
-                              num_frames));
+    fail(sampler,
+         fmt::format("sampling_range_start ({}) must be >= -{} (the number of frames, negated)", r.start, num_frames));
   }
   if (r.start < 0) r.start += num_frames;
   if (r.start >= num_frames) {
-    fail(sampler, fmt::format("sampling_range_start ({}) must be smaller than the number of frames ({})", r.start,
-                              num_frames));
+    fail(sampler,
+         fmt::format("sampling_range_start ({}) must be smaller than the number of frames ({})", r.start, num_frames));
   }
   const int64_t span = int64_t{o.num_indices_between_frames} * (o.num_frames_per_clip - 1) + 1;
   if (!o.sampling_range_end) {
@@ -151,8 +149,8 @@ std::vector<int64_t> integer_linspace(int64_t first, int64_t last, int steps) {
   const double step = (static_cast<double>(last) - static_cast<double>(first)) / (steps - 1);
   const int halfway = steps / 2;
   for (int i = 0; i < steps; ++i) {
-    const double v = i < halfway ? static_cast<double>(first) + step * i
-                                 : static_cast<double>(last) - step * (steps - i - 1);
+    const double v =
+        i < halfway ? static_cast<double>(first) + step * i : static_cast<double>(last) - step * (steps - i - 1);
     out[i] = static_cast<int64_t>(v);
   }
   return out;
@@ -166,7 +164,9 @@ struct TimeRange {
   double seconds_between_frames = 0;
 };
 
-std::string seconds(double s) { return fmt::format("{:g}", s); }
+std::string seconds(double s) {
+  return fmt::format("{:g}", s);
+}
 
 TimeRange validate_time_based(const char* sampler, const StreamMetadata& m, const TimestampClipOptions& o,
                               bool random) {
@@ -176,8 +176,9 @@ TimeRange validate_time_based(const char* sampler, const StreamMetadata& m, cons
   if (random) {
     if (o.num_clips <= 0) fail(sampler, fmt::format("num_clips ({}) must be > 0", o.num_clips));
     if (o.seconds_between_clip_starts) {
-      fail(sampler, "seconds_between_clip_starts is for clips_at_regular_timestamps; "
-                    "clips_at_random_timestamps takes num_clips");
+      fail(sampler,
+           "seconds_between_clip_starts is for clips_at_regular_timestamps; "
+           "clips_at_random_timestamps takes num_clips");
     }
   } else {
     if (!o.seconds_between_clip_starts) fail(sampler, "seconds_between_clip_starts is required");
@@ -200,7 +201,8 @@ TimeRange validate_time_based(const char* sampler, const StreamMetadata& m, cons
   if (o.seconds_between_frames) {
     r.seconds_between_frames = *o.seconds_between_frames;
     if (!(r.seconds_between_frames > 0) || !std::isfinite(r.seconds_between_frames)) {
-      fail(sampler, fmt::format("seconds_between_frames ({}) must be > 0 and finite", seconds(r.seconds_between_frames)));
+      fail(sampler,
+           fmt::format("seconds_between_frames ({}) must be > 0 and finite", seconds(r.seconds_between_frames)));
     }
   } else {
     if (!(m.stream.average_fps > 0) || !std::isfinite(m.stream.average_fps)) {
@@ -233,8 +235,8 @@ TimeRange validate_time_based(const char* sampler, const StreamMetadata& m, cons
   } else {
     r.end = *o.sampling_range_end;
     if (std::isnan(r.end) || !(r.end > begin)) {
-      fail(sampler, fmt::format("sampling_range_end ({}) must be larger than begin_stream_seconds ({})",
-                                seconds(r.end), seconds(begin)));
+      fail(sampler, fmt::format("sampling_range_end ({}) must be larger than begin_stream_seconds ({})", seconds(r.end),
+                                seconds(begin)));
     }
     if (r.start >= r.end) {
       fail(sampler, fmt::format("the sampling range [{}, {}) is empty", seconds(r.start), seconds(r.end)));
@@ -360,8 +362,7 @@ std::vector<std::vector<int64_t>> clip_indices_at_random_indices(int64_t num_fra
   return random_index_plan("clip_indices_at_random_indices", num_frames, seed, options);
 }
 
-std::vector<std::vector<int64_t>> clip_indices_at_regular_indices(int64_t num_frames,
-                                                                  const IndexClipOptions& options) {
+std::vector<std::vector<int64_t>> clip_indices_at_regular_indices(int64_t num_frames, const IndexClipOptions& options) {
   return regular_index_plan("clip_indices_at_regular_indices", num_frames, options);
 }
 

@@ -15,9 +15,7 @@ int exif_orientation(std::span<const uint8_t> b) {
   } else {
     return 1;
   }
-  auto u16 = [&](size_t at) -> uint32_t {
-    return little ? b[at] | (b[at + 1] << 8) : (b[at] << 8) | b[at + 1];
-  };
+  auto u16 = [&](size_t at) -> uint32_t { return little ? b[at] | (b[at + 1] << 8) : (b[at] << 8) | b[at + 1]; };
   auto u32 = [&](size_t at) -> uint32_t {
     return little ? u16(at) | (u16(at + 2) << 16) : (u16(at) << 16) | u16(at + 2);
   };
@@ -53,9 +51,9 @@ Tensor apply_orientation(const Tensor& image, Layout layout, int orientation) {
     case 3: v = hflip(vflip(image)); break;
     case 4: v = vflip(image); break;
     case 5: v = transpose(image); break;
-    case 6: v = hflip(transpose(image)); break;   // rotate 90 degrees clockwise
+    case 6: v = hflip(transpose(image)); break;  // rotate 90 degrees clockwise
     case 7: v = hflip(vflip(transpose(image))); break;
-    case 8: v = vflip(transpose(image)); break;   // rotate 90 degrees counter-clockwise
+    case 8: v = vflip(transpose(image)); break;  // rotate 90 degrees counter-clockwise
   }
   return v.clone();
 }

@@ -16,8 +16,7 @@ Format sniff_image(const ByteSource& src) {
   const Format format = sniff_format(src.bytes());
   switch (media_kind(format)) {
     case MediaKind::kImage: break;
-    case MediaKind::kUnknown:
-      throw Error(ErrorCode::kInvalidInput, src.name(), "not an image: unknown format");
+    case MediaKind::kUnknown: throw Error(ErrorCode::kInvalidInput, src.name(), "not an image: unknown format");
     default:
       throw Error(ErrorCode::kInvalidInput, src.name(), fmt::format("not an image: {} data", format_name(format)));
   }

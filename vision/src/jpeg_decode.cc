@@ -24,7 +24,8 @@ constexpr int kStripRows = 16;  // rows per jpeg_read_scanlines call
     throw Error(ErrorCode::kLimitExceeded, src.name(),
                 fmt::format("progressive JPEG has more than {} scans", err.max_scans));
   }
-  if (err.truncated) throw Error(ErrorCode::kInvalidInput, src.name(), "truncated JPEG: the data ends before the image");
+  if (err.truncated)
+    throw Error(ErrorCode::kInvalidInput, src.name(), "truncated JPEG: the data ends before the image");
   const std::string msg = err.message;
   // libjpeg's words for valid files it cannot decode (12-bit, lossless or hierarchical JPEG, odd color
   // spaces); everything else it reports is damage.
@@ -34,7 +35,9 @@ constexpr int kStripRows = 16;  // rows per jpeg_read_scanlines call
   throw Error(unsupported ? ErrorCode::kUnsupported : ErrorCode::kInvalidInput, src.name(), "JPEG: " + msg);
 }
 
-bool is_cmyk(J_COLOR_SPACE cs) { return cs == JCS_CMYK || cs == JCS_YCCK; }
+bool is_cmyk(J_COLOR_SPACE cs) {
+  return cs == JCS_CMYK || cs == JCS_YCCK;
+}
 
 // Reads the header (and, when asked, the APP1 marker) of `src` into `d`.
 void read_header(JpegDecompressor& d, const ByteSource& src, const Limits& limits, bool want_exif) {
@@ -46,7 +49,8 @@ void read_header(JpegDecompressor& d, const ByteSource& src, const Limits& limit
     jpeg_read_header(&d.cinfo, TRUE);
   });
   if (!ok) fail(src, d.err);
-  if (limits.max_bytes != 0) d.cinfo.mem->max_memory_to_use = static_cast<long>(std::min<uint64_t>(limits.max_bytes, LONG_MAX));
+  if (limits.max_bytes != 0)
+    d.cinfo.mem->max_memory_to_use = static_cast<long>(std::min<uint64_t>(limits.max_bytes, LONG_MAX));
 }
 
 int orientation_of(const jpeg_decompress_struct& cinfo) {
@@ -131,7 +135,8 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
   crop_h = cinfo.output_height;
   if (opt.crop) {
     const Rect& r = *opt.crop;
-    const int64_t x0 = std::clamp<int64_t>(r.x, 0, cinfo.output_width), y0 = std::clamp<int64_t>(r.y, 0, cinfo.output_height);
+    const int64_t x0 = std::clamp<int64_t>(r.x, 0, cinfo.output_width),
+                  y0 = std::clamp<int64_t>(r.y, 0, cinfo.output_height);
     const int64_t x1 = std::clamp<int64_t>(int64_t{r.x} + r.width, 0, cinfo.output_width);
     const int64_t y1 = std::clamp<int64_t>(int64_t{r.y} + r.height, 0, cinfo.output_height);
     if (x1 <= x0 || y1 <= y0) {
@@ -161,8 +166,8 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
 
   // Phase 2: rows. Direct into the output when libjpeg's rows already are the output's rows.
   const RowSink<uint8_t> sink(out, opt.layout, out_h, out_w, channels);
-  const bool direct = sink.interleaved() && !cmyk && decoded_channels == channels && skip_x == 0 &&
-                      cinfo.output_width == crop_w;
+  const bool direct =
+      sink.interleaved() && !cmyk && decoded_channels == channels && skip_x == 0 && cinfo.output_width == crop_w;
   const size_t decoded_row = static_cast<size_t>(cinfo.output_width) * decoded_channels;
   std::vector<uint8_t> strip(direct ? 0 : decoded_row * kStripRows);
   std::vector<uint8_t> converted(direct ? 0 : static_cast<size_t>(out_w) * channels);

@@ -9,7 +9,8 @@ namespace loom::vision {
 
 std::vector<uint8_t> encode_jpeg(const Tensor& image, const JpegEncodeOptions& opt) {
   if (image.dtype() != DType::kUInt8) {
-    throw Error(ErrorCode::kInvalidInput, "encode_jpeg", fmt::format("needs uint8 pixels, got {}", to_string(image.dtype())));
+    throw Error(ErrorCode::kInvalidInput, "encode_jpeg",
+                fmt::format("needs uint8 pixels, got {}", to_string(image.dtype())));
   }
   if (opt.quality < 1 || opt.quality > 100) {
     throw Error(ErrorCode::kInvalidInput, "encode_jpeg", fmt::format("quality {} is outside 1..100", opt.quality));
@@ -22,7 +23,8 @@ std::vector<uint8_t> encode_jpeg(const Tensor& image, const JpegEncodeOptions& o
   if (rows.channels() != 1 && rows.channels() != 3) {
     throw Error(ErrorCode::kInvalidInput, "encode_jpeg", fmt::format("needs 1 or 3 channels, got {}", rows.channels()));
   }
-  if (rows.width() <= 0 || rows.height() <= 0 || rows.width() > JPEG_MAX_DIMENSION || rows.height() > JPEG_MAX_DIMENSION) {
+  if (rows.width() <= 0 || rows.height() <= 0 || rows.width() > JPEG_MAX_DIMENSION ||
+      rows.height() > JPEG_MAX_DIMENSION) {
     throw Error(ErrorCode::kInvalidInput, "encode_jpeg",
                 fmt::format("size {}x{} is outside 1..{}", rows.width(), rows.height(), JPEG_MAX_DIMENSION));
   }

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <cstdio>  // jpeglib.h needs FILE and size_t first
 
-#include <jpeglib.h>
 #include <jerror.h>
+#include <jpeglib.h>
 
 namespace loom::vision {
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "exif.h"
+#include "image_codecs.h"
 #include "loom/codec/error.h"
 #include "pixel_rows.h"
-#include "image_codecs.h"
 #include "png_handles.h"
 
 namespace loom::vision {
@@ -16,11 +16,12 @@ namespace {
 
 [[noreturn]] void fail(const ByteSource& src, const PngErrorState& err) {
   // A refused allocation (PngReader::max_chunk_bytes) is a chunk declaring more than the file holds.
-  const std::string refused =
-      err.refused_bytes == 0 ? ""
-                             : fmt::format(" (a chunk needs {} bytes, more than the file holds and than "
-                                           "Limits::max_png_chunk_bytes; not allocated)",
-                                           err.refused_bytes);
+  const std::string refused = err.refused_bytes == 0
+                                  ? ""
+                                  : fmt::format(
+                                        " (a chunk needs {} bytes, more than the file holds and than "
+                                        "Limits::max_png_chunk_bytes; not allocated)",
+                                        err.refused_bytes);
   if (err.truncated) {
     throw Error(ErrorCode::kInvalidInput, src.name(), "truncated PNG: the data ends before the image" + refused);
   }
@@ -127,8 +128,9 @@ Tensor read_pixels(PngReader& r, const ByteSource& src, const Header& h, const D
     const int x1 = static_cast<int>(std::clamp<int64_t>(int64_t{c.x} + c.width, 0, width));
     const int y1 = static_cast<int>(std::clamp<int64_t>(int64_t{c.y} + c.height, 0, height));
     if (x1 <= x0 || y1 <= y0) {
-      throw Error(ErrorCode::kInvalidInput, src.name(),
-                  fmt::format("crop {}x{}+{}+{} lies outside the {}x{} image", c.width, c.height, c.x, c.y, width, height));
+      throw Error(
+          ErrorCode::kInvalidInput, src.name(),
+          fmt::format("crop {}x{}+{}+{} lies outside the {}x{} image", c.width, c.height, c.x, c.y, width, height));
     }
     out_w = x1 - x0;
     out_h = y1 - y0;

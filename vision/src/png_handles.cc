@@ -44,7 +44,9 @@ png_voidp allocate(png_structp png, png_alloc_size_t size) {
   return std::malloc(size);
 }
 
-void release(png_structp, png_voidp p) { std::free(p); }
+void release(png_structp, png_voidp p) {
+  std::free(p);
+}
 
 void write_bytes(png_structp png, png_bytep data, png_size_t length) {
   auto* out = static_cast<std::vector<uint8_t>*>(png_get_io_ptr(png));

@@ -16,7 +16,7 @@ namespace loom::vision {
 struct PngErrorState {
   std::jmp_buf jump;
   char message[256] = {};
-  bool truncated = false;  // the reader ran out of bytes
+  bool truncated = false;      // the reader ran out of bytes
   uint64_t refused_bytes = 0;  // the largest allocation PngReader refused (see PngReader::max_chunk_bytes)
 };
 

@@ -9,7 +9,9 @@
 
 namespace loom::ffmpeg {
 
-AvioSink AvioSink::to_memory(int buffer_size) { return AvioSink(std::make_unique<Target>(), buffer_size); }
+AvioSink AvioSink::to_memory(int buffer_size) {
+  return AvioSink(std::make_unique<Target>(), buffer_size);
+}
 
 AvioSink AvioSink::to_fd(int fd, int buffer_size) {
   auto target = std::make_unique<Target>();

@@ -16,8 +16,8 @@ extern "C" {
 #include <new>
 #include <vector>
 
-#include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/error.h"
+#include "loom/codec/internal/ffmpeg_handles.h"
 
 namespace loom::ffmpeg {
 namespace {
@@ -164,7 +164,9 @@ AudioEncoder::AudioEncoder(const std::string& input, const AVCodec* codec, const
 
 AudioEncoder::~AudioEncoder() = default;
 
-const AVCodecContext* AudioEncoder::context() const { return impl_->ctx.get(); }
+const AVCodecContext* AudioEncoder::context() const {
+  return impl_->ctx.get();
+}
 
 AVStream* AudioEncoder::add_stream(AVFormatContext* fmt) const {
   AVStream* st = check_alloc(avformat_new_stream(fmt, nullptr));
@@ -181,7 +183,8 @@ void AudioEncoder::feed(const float* const* planes, int64_t n, const PacketSink&
   std::vector<const uint8_t*> in(static_cast<size_t>(m.channels));
   for (int64_t done = 0; done < n;) {
     const int k = static_cast<int>(std::min(kChunk, n - done));
-    for (int c = 0; c < m.channels; ++c) in[static_cast<size_t>(c)] = reinterpret_cast<const uint8_t*>(planes[c] + done);
+    for (int c = 0; c < m.channels; ++c)
+      in[static_cast<size_t>(c)] = reinterpret_cast<const uint8_t*>(planes[c] + done);
     m.convert(in.data(), k);
     done += k;
     m.drain(false, sink);

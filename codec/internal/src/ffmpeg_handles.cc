@@ -15,7 +15,9 @@ constexpr const char* kFormatWhitelist =
     "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,mpeg,mpegvideo,ogg,wav,w64,aiff,flac,mp3,aac,au,caf,"
     "ivf,h264,hevc,m4v,flv,asf,nut,amr,ac3,eac3,dts,truehd,wv,ape,tta,voc,mxf,gif,webp_pipe,apng";
 
-int interrupt_callback(void* opaque) { return static_cast<Deadline*>(opaque)->expired() ? 1 : 0; }
+int interrupt_callback(void* opaque) {
+  return static_cast<Deadline*>(opaque)->expired() ? 1 : 0;
+}
 
 }  // namespace
 
@@ -149,9 +151,12 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
   whence &= ~AVSEEK_FORCE;
   if (whence == AVSEEK_SIZE) return size;
   int64_t target = offset;
-  if (whence == SEEK_CUR) target += static_cast<int64_t>(s->pos);
-  else if (whence == SEEK_END) target += size;
-  else if (whence != SEEK_SET) return AVERROR(EINVAL);
+  if (whence == SEEK_CUR)
+    target += static_cast<int64_t>(s->pos);
+  else if (whence == SEEK_END)
+    target += size;
+  else if (whence != SEEK_SET)
+    return AVERROR(EINVAL);
   if (target < 0 || target > size) return AVERROR(EINVAL);
   s->pos = static_cast<size_t>(target);
   return target;

@@ -19,7 +19,9 @@ double seconds(int64_t ts, AVRational time_base) {
   return static_cast<double>(ts) * time_base.num / static_cast<double>(time_base.den);
 }
 
-std::string name_or_unknown(const char* name) { return name != nullptr ? name : "unknown"; }
+std::string name_or_unknown(const char* name) {
+  return name != nullptr ? name : "unknown";
+}
 
 }  // namespace
 

@@ -66,8 +66,7 @@ Tensor highpass_biquad(const Tensor& samples, int sample_rate, double cutoff_fre
 Tensor bandpass_biquad(const Tensor& samples, int sample_rate, double central_freq, double Q = 0.707,
                        bool const_skirt_gain = false);
 // Peaking equalizer: gain_db (dB, finite) at center_freq.
-Tensor equalizer_biquad(const Tensor& samples, int sample_rate, double center_freq, double gain_db,
-                        double Q = 0.707);
+Tensor equalizer_biquad(const Tensor& samples, int sample_rate, double center_freq, double gain_db, double Q = 0.707);
 
 // torchaudio.functional.overdrive (SoX's overdrive): gain in dB and colour (amount of even harmonics),
 // each in [0, 100]. Soft clipping of samples * 10^(gain/20) + colour/200, a DC-blocking filter, then

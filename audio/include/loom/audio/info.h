@@ -13,18 +13,18 @@ LOOM_API_BEGIN
 namespace loom::audio {
 
 struct AudioInfo {
-  std::string format;       // container as sniffed: "wav", "flac", "mp3", "ogg", "mp4", "matroska", ...;
-                            // FFmpeg's demuxer name when the magic bytes are not known to loom
-  std::string codec;        // FFmpeg codec name: "pcm_s16le", "flac", "mp3", "vorbis", "opus", "aac", ...
-  std::string encoding;     // torchaudio's words: "PCM_S", "PCM_U", "PCM_F", "ULAW", "ALAW", "FLAC", "MP3",
-                            // "VORBIS", "OPUS", "AAC", "ADPCM", or the codec name in capitals
-  int stream_index = 0;     // the audio stream described (the first one)
-  int sample_rate = 0;      // Hz
+  std::string format;    // container as sniffed: "wav", "flac", "mp3", "ogg", "mp4", "matroska", ...;
+                         // FFmpeg's demuxer name when the magic bytes are not known to loom
+  std::string codec;     // FFmpeg codec name: "pcm_s16le", "flac", "mp3", "vorbis", "opus", "aac", ...
+  std::string encoding;  // torchaudio's words: "PCM_S", "PCM_U", "PCM_F", "ULAW", "ALAW", "FLAC", "MP3",
+                         // "VORBIS", "OPUS", "AAC", "ADPCM", or the codec name in capitals
+  int stream_index = 0;  // the audio stream described (the first one)
+  int sample_rate = 0;   // Hz
   int channels = 0;
-  int64_t num_frames = 0;   // samples per channel from the header, or duration x sample_rate when the
-                            // header gives only a duration; 0 when neither is known
+  int64_t num_frames = 0;        // samples per channel from the header, or duration x sample_rate when the
+                                 // header gives only a duration; 0 when neither is known
   double duration_seconds = -1;  // -1 when unknown
-  int bits_per_sample = 0;  // 0 for compressed codecs without a fixed sample width
+  int bits_per_sample = 0;       // 0 for compressed codecs without a fixed sample width
 };
 
 // Describes the first audio stream of `path`. Throws loom::Error naming the file when it cannot be read,

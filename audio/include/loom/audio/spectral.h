@@ -37,20 +37,20 @@ enum class SpectrogramNorm {
 enum class PadMode { kReflect, kConstant, kReplicate, kCircular };
 
 struct SpectrogramOptions {
-  int n_fft = 400;      // FFT size in samples (>= 2); n_fft / 2 + 1 frequency bins when onesided
+  int n_fft = 400;  // FFT size in samples (>= 2); n_fft / 2 + 1 frequency bins when onesided
   // Window size in samples, 1..n_fft; nullopt: n_fft. A shorter window is centred in the n_fft frame with
   // zeros around it (as torch.stft does).
   std::optional<int> win_length;
   std::optional<int> hop_length;  // samples between frame starts, >= 1; nullopt: max(1, win_length / 2)
-  int pad = 0;          // zeros added at both ends before anything else, samples
+  int pad = 0;                    // zeros added at both ends before anything else, samples
   WindowFunction window = WindowFunction::kHann;
   bool periodic_window = true;  // N = win_length (periodic, torch's default) or win_length - 1 (symmetric)
   // Exponent of the magnitude (> 0): 2 = power, 1 = magnitude. std::nullopt: the complex spectrum.
   std::optional<double> power = 2.0;
   SpectrogramNorm normalized = SpectrogramNorm::kNone;
-  bool center = true;   // pad n_fft / 2 samples at both ends (pad_mode) so that frame t is centred at t * hop
+  bool center = true;  // pad n_fft / 2 samples at both ends (pad_mode) so that frame t is centred at t * hop
   PadMode pad_mode = PadMode::kReflect;  // reflect needs n_fft / 2 < frames (after `pad`)
-  bool onesided = true;  // n_fft / 2 + 1 bins; false: all n_fft bins
+  bool onesided = true;                  // n_fft / 2 + 1 bins; false: all n_fft bins
 };
 
 // Short-time Fourier transform of each channel: [channels, frames] -> [channels, n_freq, n_frames]
@@ -59,8 +59,8 @@ struct SpectrogramOptions {
 // L < n_fft throws Error(kInvalidInput).
 Tensor spectrogram(const Tensor& samples, const SpectrogramOptions& options = {});
 
-enum class MelNorm { kNone, kSlaney };   // kSlaney: divide each triangle by its width in Hz / 2 (area norm)
-enum class MelScale { kHtk, kSlaney };   // htk: 2595 log10(1 + f / 700); slaney: linear below 1 kHz, log above
+enum class MelNorm { kNone, kSlaney };  // kSlaney: divide each triangle by its width in Hz / 2 (area norm)
+enum class MelScale { kHtk, kSlaney };  // htk: 2595 log10(1 + f / 700); slaney: linear below 1 kHz, log above
 
 // Triangular mel filter bank (torchaudio.functional.melscale_fbanks): [n_freqs, n_mels] float32, column m
 // the weights of mel band m over the n_freqs STFT bins (bin k at k * (sample_rate / 2) / (n_freqs - 1) Hz,
@@ -70,7 +70,7 @@ Tensor melscale_fbanks(int n_freqs, double f_min, double f_max, int n_mels, int 
                        MelNorm norm = MelNorm::kNone, MelScale mel_scale = MelScale::kHtk);
 
 struct MelSpectrogramOptions {
-  int sample_rate = 16000;  // Hz
+  int sample_rate = 16000;         // Hz
   SpectrogramOptions spectrogram;  // power must be set (2 by default)
   double f_min = 0;                // Hz
   std::optional<double> f_max;     // Hz; nullopt: sample_rate / 2 (integer division, as torchaudio)
@@ -96,13 +96,13 @@ enum class DctNorm { kNone, kOrtho };
 Tensor create_dct(int n_mfcc, int n_mels, DctNorm norm);
 
 struct MfccOptions {
-  int n_mfcc = 40;                 // 1..n_mels
-  int dct_type = 2;                // only 2 exists (as in torchaudio)
+  int n_mfcc = 40;   // 1..n_mels
+  int dct_type = 2;  // only 2 exists (as in torchaudio)
   DctNorm norm = DctNorm::kOrtho;
   // false: the mel spectrogram in dB (amplitude_to_db(x, 10, 1e-10, 0, top_db = 80), as
   // torchaudio.transforms.MFCC does); true: log(mel + 1e-6).
   bool log_mels = false;
-  MelSpectrogramOptions mel;       // sample_rate lives here
+  MelSpectrogramOptions mel;  // sample_rate lives here
 };
 
 // MFCC: [channels, frames] -> [channels, n_mfcc, n_frames] float32. The 80 dB floor is relative to the

@@ -42,8 +42,8 @@ struct Limits {
 // Throws Error(kLimitExceeded) naming `input` when width * height exceeds limits.max_pixels or the
 // decoded size (pixels * channels * bytes_per_sample) exceeds limits.max_bytes, and Error(kInvalidInput)
 // when a dimension is zero or negative.
-void check_image_size(const Limits& limits, std::string_view input, int64_t width, int64_t height,
-                      int64_t channels, int64_t bytes_per_sample);
+void check_image_size(const Limits& limits, std::string_view input, int64_t width, int64_t height, int64_t channels,
+                      int64_t bytes_per_sample);
 
 }  // namespace loom
 

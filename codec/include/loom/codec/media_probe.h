@@ -22,8 +22,8 @@ namespace loom {
 // VideoDecoder's StreamMetadata, their audio_streams).
 struct StreamInfo {
   int index = 0;
-  std::string type;   // "video", "audio", "subtitle", "data", "attachment" or "unknown"
-  std::string codec;  // FFmpeg codec name: "h264", "aac", "mp3", "pcm_s16le", ...
+  std::string type;              // "video", "audio", "subtitle", "data", "attachment" or "unknown"
+  std::string codec;             // FFmpeg codec name: "h264", "aac", "mp3", "pcm_s16le", ...
   double duration_seconds = -1;  // from the stream header; -1 when unknown
   int64_t bit_rate = 0;          // bits per second; 0 when unknown
   // video
@@ -35,8 +35,8 @@ struct StreamInfo {
   // From the display matrix, in degrees counter-clockwise as ffprobe reports it (-90, 90, 180, ...); 0
   // when there is none. Nothing in loom applies it.
   double rotation = 0;
-  double average_fps = 0;    // 0 when unknown
-  int64_t num_frames = 0;    // frame count from the header; 0 when the header does not say
+  double average_fps = 0;         // 0 when unknown
+  int64_t num_frames = 0;         // frame count from the header; 0 when the header does not say
   bool attached_picture = false;  // cover art, not a video track
   // audio
   int sample_rate = 0;
@@ -47,7 +47,7 @@ struct StreamInfo {
 };
 
 struct ContainerInfo {
-  std::string demuxer;  // FFmpeg demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  std::string demuxer;           // FFmpeg demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
   double duration_seconds = -1;  // -1 when unknown
   int64_t bit_rate = 0;
   std::vector<StreamInfo> streams;

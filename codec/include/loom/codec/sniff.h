@@ -12,17 +12,42 @@ LOOM_API_BEGIN
 
 namespace loom {
 
-enum class MediaKind { kUnknown, kImage, kAudio, kVideo,
-                       kContainer };  // kContainer: may hold video or only audio; probe the streams to know
+enum class MediaKind {
+  kUnknown,
+  kImage,
+  kAudio,
+  kVideo,
+  kContainer,  // may hold video or only audio: probe the streams to know
+};
 
 enum class Format {
   kUnknown,
   // images
-  kJpeg, kPng, kWebp, kGif, kBmp, kTiff, kJpeg2000, kAvif, kHeif, kQoi, kPnm,
+  kJpeg,
+  kPng,
+  kWebp,
+  kGif,
+  kBmp,
+  kTiff,
+  kJpeg2000,
+  kAvif,
+  kHeif,
+  kQoi,
+  kPnm,
   // audio
-  kWav, kAiff, kFlac, kMp3, kAdts, kAu,
+  kWav,
+  kAiff,
+  kFlac,
+  kMp3,
+  kAdts,
+  kAu,
   // containers
-  kOgg, kMp4, kMatroska, kAvi, kMpegTs, kMpegPs,
+  kOgg,
+  kMp4,
+  kMatroska,
+  kAvi,
+  kMpegTs,
+  kMpegPs,
 };
 
 // "jpeg", "png", ..., "mp4", "matroska", "mpegts"; "unknown" for kUnknown.

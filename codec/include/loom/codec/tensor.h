@@ -35,13 +35,34 @@ std::string_view to_string(DType dtype);
 // The DType of a C++ element type (uint8_t, int16_t, uint16_t, int32_t, int64_t, float, double).
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<uint8_t>() { return DType::kUInt8; }
-template <> constexpr DType dtype_of<int16_t>() { return DType::kInt16; }
-template <> constexpr DType dtype_of<uint16_t>() { return DType::kUInt16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::kInt32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::kInt64; }
-template <> constexpr DType dtype_of<float>() { return DType::kFloat32; }
-template <> constexpr DType dtype_of<double>() { return DType::kFloat64; }
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::kUInt8;
+}
+template <>
+constexpr DType dtype_of<int16_t>() {
+  return DType::kInt16;
+}
+template <>
+constexpr DType dtype_of<uint16_t>() {
+  return DType::kUInt16;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::kInt32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::kInt64;
+}
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::kFloat32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::kFloat64;
+}
 
 enum class DeviceType : uint8_t { kCPU, kCUDA };
 
@@ -81,8 +102,8 @@ class Tensor {
   // Borrowed storage: wraps `data` without copying. `strides` empty means contiguous. `deleter`, when
   // given, is called with `data` once no view needs the memory any more; without one the caller keeps
   // the memory alive for as long as any view exists.
-  static Tensor from_blob(void* data, std::span<const int64_t> shape, std::span<const int64_t> strides,
-                          DType dtype, Device device = Device::cpu(), Deleter deleter = {});
+  static Tensor from_blob(void* data, std::span<const int64_t> shape, std::span<const int64_t> strides, DType dtype,
+                          Device device = Device::cpu(), Deleter deleter = {});
 
   // Zero-copy DLPack exchange (DLPack 0.6 ABI: DLManagedTensor).
   // to_dlpack: the caller owns the result and must call its deleter exactly once; the storage stays

@@ -20,8 +20,8 @@ struct ScanOptions {
   // In folders, keep files whose extension (with the dot: ".jpg"; case-insensitive) is listed;
   // empty keeps every file. A file named directly is always kept.
   std::vector<std::string> extensions;
-  bool include_hidden = false;    // names starting with '.' (files and folders)
-  bool follow_symlinks = false;   // descend into symlinked folders (a symlinked file is always listed)
+  bool include_hidden = false;   // names starting with '.' (files and folders)
+  bool follow_symlinks = false;  // descend into symlinked folders (a symlinked file is always listed)
 };
 
 // Lists `input`: itself when it is a file, else every matching file below it, recursively, sorted by

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "loom/codec/api.h"
-#include "loom/codec/tensor.h"
 #include "loom/codec/size.h"
+#include "loom/codec/tensor.h"
 
 LOOM_API_BEGIN
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "loom/codec/api.h"
-#include "loom/codec/tensor.h"
 #include "loom/codec/layout.h"
+#include "loom/codec/tensor.h"
 
 LOOM_API_BEGIN
 
@@ -36,8 +36,7 @@ namespace loom::transforms {
 //   uint8 <-> uint16: x * 256 and x / 256 (truncated); float <-> float: a plain cast.
 // scale = false: a plain cast (float -> integer truncates toward zero after clamping to the range).
 // The same dtype returns a contiguous copy.
-Tensor to_dtype(const Tensor& image, DType dtype, bool scale = true,
-                Layout layout = Layout::kCHW);
+Tensor to_dtype(const Tensor& image, DType dtype, bool scale = true, Layout layout = Layout::kCHW);
 
 struct NormalizeOptions {
   Layout input_layout = Layout::kCHW;
@@ -54,8 +53,7 @@ Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std:
 
 // torchvision's rgb_to_grayscale: L = 0.2989 R + 0.587 G + 0.114 B (float32), 1 or 3 output channels
 // (3: L repeated). A 1-channel input is copied (or repeated to 3 channels).
-Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels = 1,
-                        Layout layout = Layout::kCHW);
+Tensor rgb_to_grayscale(const Tensor& image, int num_output_channels = 1, Layout layout = Layout::kCHW);
 
 // x * factor, clamped to the dtype's range (1.0 for float). factor >= 0.
 Tensor adjust_brightness(const Tensor& image, double factor, Layout layout = Layout::kCHW);
@@ -74,8 +72,7 @@ Tensor adjust_hue(const Tensor& image, double hue_factor, Layout layout = Layout
 
 // gain * x^gamma on the [0, 1] scale, clamped to [0, 1] (uint8 through to_dtype(scale=true) both
 // ways). gamma >= 0.
-Tensor adjust_gamma(const Tensor& image, double gamma, double gain = 1.0,
-                    Layout layout = Layout::kCHW);
+Tensor adjust_gamma(const Tensor& image, double gamma, double gain = 1.0, Layout layout = Layout::kCHW);
 
 // torchvision's gaussian_blur: kernel_size = {kx, ky} (odd, positive), sigma = {sx, sy} (> 0); the
 // 1-D kernels are exp(-x^2 / (2 sigma^2)) at x = -(k-1)/2 .. (k-1)/2, normalised to sum 1; borders

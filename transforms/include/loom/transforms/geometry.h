@@ -78,8 +78,8 @@ Sample resized_crop(const Sample& sample, int64_t top, int64_t left, int64_t hei
 
 struct RotateOptions {
   Interpolation interpolation = Interpolation::kNearest;
-  bool expand = false;           // grow the output to hold the whole rotated image
-  std::optional<Point> center;   // in pixels from the top-left corner; default the image centre
+  bool expand = false;          // grow the output to hold the whole rotated image
+  std::optional<Point> center;  // in pixels from the top-left corner; default the image centre
   Fill fill;
 };
 

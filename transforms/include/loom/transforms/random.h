@@ -20,12 +20,12 @@ class Rng {
  public:
   explicit Rng(uint64_t seed = 0, uint64_t stream = 0);
 
-  uint64_t next();                           // 64 uniformly random bits
-  double uniform();                          // uniform in [0, 1), 53-bit resolution
-  double uniform(double lo, double hi);      // uniform in [lo, hi)
-  int64_t integer(int64_t lo, int64_t hi);   // uniform in [lo, hi) (torch.randint); lo when hi <= lo
-  bool bernoulli(double p);                  // true with probability p
-  double normal();                           // standard normal (Box-Muller, both values used)
+  uint64_t next();                          // 64 uniformly random bits
+  double uniform();                         // uniform in [0, 1), 53-bit resolution
+  double uniform(double lo, double hi);     // uniform in [lo, hi)
+  int64_t integer(int64_t lo, int64_t hi);  // uniform in [lo, hi) (torch.randint); lo when hi <= lo
+  bool bernoulli(double p);                 // true with probability p
+  double normal();                          // standard normal (Box-Muller, both values used)
 
   // An independent generator for a sub-task (for example one per image of a batch), derived from
   // this generator's next output and `stream`; advances this generator by one step.

@@ -36,9 +36,9 @@
 #include <cstdint>
 
 #include "loom/codec/api.h"
-#include "loom/codec/tensor.h"
-#include "loom/codec/size.h"
 #include "loom/codec/layout.h"
+#include "loom/codec/size.h"
+#include "loom/codec/tensor.h"
 
 LOOM_API_BEGIN
 

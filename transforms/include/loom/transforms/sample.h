@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "loom/codec/api.h"
+#include "loom/codec/layout.h"
+#include "loom/codec/size.h"
 #include "loom/codec/tensor.h"
 #include "loom/transforms/annotations.h"
-#include "loom/codec/size.h"
-#include "loom/codec/layout.h"
 
 LOOM_API_BEGIN
 
@@ -29,7 +29,9 @@ struct Sample {
 
 // The image's height and width; Error(kInvalidInput) when it is not a 3-D tensor.
 Size image_size(const Tensor& image, Layout layout);
-inline Size image_size(const Sample& sample) { return image_size(sample.image, sample.layout); }
+inline Size image_size(const Sample& sample) {
+  return image_size(sample.image, sample.layout);
+}
 int64_t image_channels(const Tensor& image, Layout layout);
 
 }  // namespace loom::transforms

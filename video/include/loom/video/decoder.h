@@ -51,11 +51,11 @@
 
 #include "loom/codec/api.h"
 #include "loom/codec/byte_source.h"
+#include "loom/codec/layout.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/size.h"
 #include "loom/codec/tensor.h"
 #include "loom/video/metadata.h"
-#include "loom/codec/layout.h"
 
 LOOM_API_BEGIN
 

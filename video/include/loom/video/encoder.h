@@ -30,13 +30,12 @@
 #include <vector>
 
 #include "loom/codec/api.h"
-#include "loom/codec/tensor.h"
 #include "loom/codec/layout.h"
+#include "loom/codec/tensor.h"
 
 LOOM_API_BEGIN
 
 namespace loom::video {
-
 
 struct EncoderOptions {
   // FFmpeg encoder name ("libx264", "libvpx-vp9", "mpeg4", "ffv1", "libsvtav1", "libaom-av1",

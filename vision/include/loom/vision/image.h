@@ -87,7 +87,7 @@ struct JpegEncodeOptions {
   int quality = 75;  // 1..100, libjpeg's scale (as Pillow and torchvision)
   ChromaSubsampling subsampling = ChromaSubsampling::k420;
   bool progressive = false;
-  bool optimize = false;  // optimal Huffman tables (progressive files always have them)
+  bool optimize = false;     // optimal Huffman tables (progressive files always have them)
   int restart_interval = 0;  // MCUs between restart markers (lets decoders resynchronise); 0: none
   Layout layout = Layout::kCHW;
 };

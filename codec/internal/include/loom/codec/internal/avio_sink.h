@@ -29,9 +29,9 @@ class AvioSink {
 
  private:
   struct Target {
-    int fd = -1;                  // -1: memory
-    std::vector<uint8_t> bytes;   // memory
-    size_t pos = 0;               // memory
+    int fd = -1;                 // -1: memory
+    std::vector<uint8_t> bytes;  // memory
+    size_t pos = 0;              // memory
     int write_errno = 0;
   };
   AvioSink(std::unique_ptr<Target> target, int buffer_size);

@@ -19,12 +19,12 @@ extern "C" {
 namespace loom::ffmpeg {
 
 struct AudioEncoderSettings {
-  int sample_rate = 0;  // of the input; the encoder runs at the nearest rate it supports at or above it
-  int channels = 0;     // 1 .. 64
-  std::optional<int64_t> bit_rate;           // bits per second; empty: the encoder's default
-  std::optional<int> compression_level;      // AVCodecContext::compression_level (Opus: complexity 0..10)
-  std::optional<double> vbr_quality;         // AV_CODEC_FLAG_QSCALE with this quality (LAME: -V 0..9)
-  bool global_header = false;                // the muxer wants extradata (AVFMT_GLOBALHEADER)
+  int sample_rate = 0;              // of the input; the encoder runs at the nearest rate it supports at or above it
+  int channels = 0;                 // 1 .. 64
+  std::optional<int64_t> bit_rate;  // bits per second; empty: the encoder's default
+  std::optional<int> compression_level;              // AVCodecContext::compression_level (Opus: complexity 0..10)
+  std::optional<double> vbr_quality;                 // AV_CODEC_FLAG_QSCALE with this quality (LAME: -V 0..9)
+  bool global_header = false;                        // the muxer wants extradata (AVFMT_GLOBALHEADER)
   std::map<std::string, std::string> codec_options;  // the encoder's private options (libopus: "vbr")
 };
 
