@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,16 +23,10 @@ namespace loom {
 namespace {
 using loom::test::error_of;
 namespace fs = std::filesystem;
+using loom::test::pseudo_random_bytes;
 using loom::test::read_bytes;
 using loom::test::TempDir;
 using loom::test::write_bytes;
-
-std::vector<uint8_t> pseudo_random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(rng() >> 24);
-  return v;
-}
 
 std::vector<uint8_t> to_vector(const ByteSource& s) {
   return {s.data(), s.data() + s.size()};
@@ -57,7 +50,7 @@ mode_t current_umask() {
 
 TEST(AtomicFileTest, NothingAppearsBeforeCommit) {
   TempDir dir;
-  const auto first = pseudo_random(3000, 1), second = pseudo_random(5000, 2);
+  const auto first = pseudo_random_bytes(3000, 1), second = pseudo_random_bytes(5000, 2);
   AtomicFile f = AtomicFile::create(dir / "out.bin");
   EXPECT_EQ(f.path(), dir / "out.bin");
   f.write(first);
@@ -90,11 +83,11 @@ TEST(AtomicFileTest, ALibraryWritesAndSeeksThroughTheDescriptor) {
 
 TEST(AtomicFileTest, DestroyedWithoutCommitLeavesThePathAsItWas) {
   TempDir dir;
-  const auto before = pseudo_random(100, 3);
+  const auto before = pseudo_random_bytes(100, 3);
   write_bytes(dir / "f", before);
   {
     AtomicFile f = AtomicFile::create(dir / "f");
-    f.write(pseudo_random(1000, 4));
+    f.write(pseudo_random_bytes(1000, 4));
   }
   EXPECT_EQ(read_bytes(dir / "f"), before);
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"f"}) << "temporary file left behind";
@@ -181,7 +174,7 @@ TEST(AtomicFileTest, RemovePendingFilesDeletesOpenTemporaries) {
 
 TEST(WriteFileAtomicTest, WritesTheBytesWithUsualPermissions) {
   TempDir dir;
-  const auto bytes = pseudo_random(10000, 21);
+  const auto bytes = pseudo_random_bytes(10000, 21);
   write_file_atomic(dir / "out.bin", bytes);
   EXPECT_EQ(read_bytes(dir / "out.bin"), bytes);
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"out.bin"}) << "temporary file left behind";
@@ -201,7 +194,7 @@ TEST(WriteFileAtomicTest, EmptyBytesGiveAnEmptyFile) {
 
 TEST(WriteFileAtomicTest, OverwriteReplacesTheWholeFile) {
   TempDir dir;
-  write_bytes(dir / "f", pseudo_random(5000, 1));
+  write_bytes(dir / "f", pseudo_random_bytes(5000, 1));
   const std::vector<uint8_t> shorter = {9, 8, 7};
   write_file_atomic(dir / "f", shorter, /*overwrite=*/true);
   EXPECT_EQ(read_bytes(dir / "f"), shorter);
@@ -210,7 +203,7 @@ TEST(WriteFileAtomicTest, OverwriteReplacesTheWholeFile) {
 
 TEST(WriteFileAtomicTest, NoOverwriteCreatesANewFile) {
   TempDir dir;
-  const auto bytes = pseudo_random(777, 5);
+  const auto bytes = pseudo_random_bytes(777, 5);
   write_file_atomic(dir / "new", bytes, /*overwrite=*/false);
   EXPECT_EQ(read_bytes(dir / "new"), bytes);
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"new"});
@@ -218,7 +211,7 @@ TEST(WriteFileAtomicTest, NoOverwriteCreatesANewFile) {
 
 TEST(WriteFileAtomicTest, NoOverwriteRefusesAnExistingFile) {
   TempDir dir;
-  const auto before = pseudo_random(100, 2);
+  const auto before = pseudo_random_bytes(100, 2);
   write_bytes(dir / "f", before);
   const Error e = error_of([&] { write_file_atomic(dir / "f", std::vector<uint8_t>{1, 2, 3}, false); });
   EXPECT_EQ(e.code(), ErrorCode::kIo);
@@ -229,7 +222,7 @@ TEST(WriteFileAtomicTest, NoOverwriteRefusesAnExistingFile) {
 
 TEST(WriteFileAtomicTest, NoOverwriteRefusesAPlantedSymlinkAndLeavesItsTarget) {
   TempDir dir;
-  const auto target_bytes = pseudo_random(64, 3);
+  const auto target_bytes = pseudo_random_bytes(64, 3);
   write_bytes(dir / "target", target_bytes);
   fs::create_symlink(dir / "target", dir / "out");
   EXPECT_EQ(error_of([&] { write_file_atomic(dir / "out", std::vector<uint8_t>{1}, false); }).code(), ErrorCode::kIo);
@@ -249,7 +242,7 @@ TEST(WriteFileAtomicTest, NoOverwriteRefusesADanglingSymlinkAndCreatesNoTarget) 
 
 TEST(WriteFileAtomicTest, OverwriteReplacesASymlinkWithoutWritingThroughIt) {
   TempDir dir;
-  const auto target_bytes = pseudo_random(64, 4);
+  const auto target_bytes = pseudo_random_bytes(64, 4);
   write_bytes(dir / "target", target_bytes);
   fs::create_symlink(dir / "target", dir / "out");
   const std::vector<uint8_t> fresh = {42, 43};
@@ -309,7 +302,7 @@ TEST(WriteFileAtomicTest, FolderAtThePathIsIoAndUntouched) {
 // process so the limit does not touch the test runner.
 TEST(WriteFileAtomicTest, FailedWriteRemovesTheTemporaryFile) {
   TempDir dir;
-  const auto before = pseudo_random(100, 8);
+  const auto before = pseudo_random_bytes(100, 8);
   write_bytes(dir / "f", before);
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -351,7 +344,7 @@ TEST(WriteFileAtomicTest, BareFileNameWritesIntoTheWorkingFolder) {
 
 TEST(WriteFileAtomicTest, RoundTripThroughFromFile) {
   TempDir dir;
-  const auto bytes = pseudo_random((size_t{1} << 20) + 123, 31);
+  const auto bytes = pseudo_random_bytes((size_t{1} << 20) + 123, 31);
   write_file_atomic(dir / "rt", bytes);
   EXPECT_EQ(to_vector(ByteSource::from_file(dir / "rt")), bytes);
 }

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <future>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,16 +21,10 @@ namespace loom {
 namespace {
 using loom::test::error_of;
 namespace fs = std::filesystem;
+using loom::test::pseudo_random_bytes;
 using loom::test::read_bytes;
 using loom::test::TempDir;
 using loom::test::write_bytes;
-
-std::vector<uint8_t> pseudo_random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(rng() >> 24);
-  return v;
-}
 
 std::vector<uint8_t> to_vector(const ByteSource& s) {
   return {s.data(), s.data() + s.size()};
@@ -41,7 +34,7 @@ std::vector<uint8_t> to_vector(const ByteSource& s) {
 
 TEST(ByteSourceTest, SmallFileIsReadWhole) {
   TempDir dir;
-  const auto bytes = pseudo_random(4097, 1);
+  const auto bytes = pseudo_random_bytes(4097, 1);
   write_bytes(dir / "small.bin", bytes);
   const ByteSource src = ByteSource::from_file(dir / "small.bin");
   EXPECT_EQ(src.size(), bytes.size());
@@ -54,7 +47,7 @@ TEST(ByteSourceTest, SmallFileIsReadWhole) {
 TEST(ByteSourceTest, LargeFilesAroundTheMmapThreshold) {
   TempDir dir;
   for (size_t n : {(size_t{1} << 20) - 1, size_t{1} << 20, (size_t{1} << 20) + 1, size_t{3} << 20}) {
-    const auto bytes = pseudo_random(n, static_cast<uint32_t>(n));
+    const auto bytes = pseudo_random_bytes(n, static_cast<uint32_t>(n));
     const fs::path p = dir / ("f" + std::to_string(n));
     write_bytes(p, bytes);
     const ByteSource src = ByteSource::from_file(p);
@@ -76,7 +69,7 @@ TEST(ByteSourceTest, RealMediaMatchesTheFileBytes) {
 TEST(ByteSourceTest, CopiesShareBytesAndOutliveTheOriginal) {
   TempDir dir;
   for (size_t n : {size_t{100}, size_t{2} << 20}) {  // read and mapped
-    const auto bytes = pseudo_random(n, 7);
+    const auto bytes = pseudo_random_bytes(n, 7);
     write_bytes(dir / "x", bytes);
     ByteSource copy;
     {
@@ -151,7 +144,7 @@ TEST(ByteSourceTest, FifoIsRefusedWithoutBlocking) {
 
 TEST(ByteSourceTest, MaxBytesLimit) {
   TempDir dir;
-  write_bytes(dir / "k", pseudo_random(1000, 3));
+  write_bytes(dir / "k", pseudo_random_bytes(1000, 3));
   Limits at_limit;
   at_limit.max_bytes = 1000;
   EXPECT_EQ(ByteSource::from_file(dir / "k", at_limit).size(), 1000u);
@@ -164,7 +157,7 @@ TEST(ByteSourceTest, MaxBytesLimit) {
   off.max_bytes = 0;
   EXPECT_EQ(ByteSource::from_file(dir / "k", off).size(), 1000u);
   // Large (mapped) files obey the limit too.
-  write_bytes(dir / "big", pseudo_random(size_t{2} << 20, 4));
+  write_bytes(dir / "big", pseudo_random_bytes(size_t{2} << 20, 4));
   Limits one_mib;
   one_mib.max_bytes = 1 << 20;
   EXPECT_EQ(error_of([&] { ByteSource::from_file(dir / "big", one_mib); }).code(), ErrorCode::kLimitExceeded);
@@ -172,7 +165,7 @@ TEST(ByteSourceTest, MaxBytesLimit) {
 
 TEST(ByteSourceTest, SymlinkToAFileReadsTheTarget) {
   TempDir dir;
-  const auto bytes = pseudo_random(321, 9);
+  const auto bytes = pseudo_random_bytes(321, 9);
   write_bytes(dir / "target", bytes);
   fs::create_symlink(dir / "target", dir / "link");
   EXPECT_EQ(to_vector(ByteSource::from_file(dir / "link")), bytes);
@@ -192,7 +185,7 @@ TEST(ByteSourceTest, FromMemoryBorrows) {
 }
 
 TEST(ByteSourceTest, FromVectorOwnsWithoutCopying) {
-  std::vector<uint8_t> bytes = pseudo_random(5000, 11);
+  std::vector<uint8_t> bytes = pseudo_random_bytes(5000, 11);
   const std::vector<uint8_t> expected = bytes;
   const uint8_t* original = bytes.data();
   ByteSource copy;

@@ -38,7 +38,7 @@ MAY_LINK = {
 
 def linked_loom_libraries(lib):
     out = subprocess.run(["readelf", "-d", lib], check=True, capture_output=True, text=True).stdout
-    return set(re.findall(r"\[libloom_([a-z_]+)\.so", out))
+    return set(re.findall(r"\(NEEDED\).*\[libloom_([a-z_]+)\.so", out))
 
 
 def exported(lib):

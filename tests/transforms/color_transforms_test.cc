@@ -9,62 +9,17 @@
 #include <cmath>
 #include <random>
 
+#include "color_test_util.h"
 #include "loom/transforms/color.h"
 #include "loom/transforms/noise.h"
 
 namespace loom::transforms {
 namespace {
 
-Tensor random_image(int64_t c, int64_t h, int64_t w, DType dtype, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Tensor t = Tensor::empty({c, h, w}, dtype);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dtype == DType::kUInt8) {
-      t.data<uint8_t>()[i] = static_cast<uint8_t>(rng() & 255);
-    } else {
-      t.data<float>()[i] = static_cast<float>(rng() >> 8) * 0x1.0p-24f;
-    }
-  }
-  return t;
-}
-
-double as_double(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kUInt8: return t.data<uint8_t>()[i];
-    case DType::kUInt16: return t.data<uint16_t>()[i];
-    case DType::kFloat32: return t.data<float>()[i];
-    default: return t.data<double>()[i];
-  }
-}
-
-struct Diff {
-  double max_abs = 0, max_rel = 0;
-  int64_t mismatches = 0;
-};
-
-Diff compare(const Tensor& got, const Tensor& want) {
-  Diff d;
-  const Tensor g = got.contiguous(), w = want.contiguous();
-  for (int64_t i = 0; i < g.numel(); ++i) {
-    const double a = as_double(g, i), b = as_double(w, i);
-    const double e = std::fabs(a - b);
-    d.max_abs = std::max(d.max_abs, e);
-    d.max_rel = std::max(d.max_rel, e / std::max(std::fabs(b), 1.0));
-    d.mismatches += e != 0.0;
-  }
-  return d;
-}
-
-bool same_shape(const Tensor& a, const Tensor& b) {
-  return std::equal(a.shape().begin(), a.shape().end(), b.shape().begin(), b.shape().end());
-}
-
-Tensor hwc(const Tensor& chw) {
-  return chw.permute({1, 2, 0}).contiguous();
-}
-Tensor chw(const Tensor& hwc_tensor) {
-  return hwc_tensor.permute({2, 0, 1}).contiguous();
-}
+using color_test::chw;
+using color_test::compare;
+using color_test::hwc;
+using color_test::random_image;
 
 TEST(ColorTransforms, ColorJitterDrawsAsTorchvision) {
   const Tensor image = random_image(3, 16, 20, DType::kUInt8, 11);
