@@ -1,11 +1,12 @@
 """Two loom builds side by side, in one sitting: did a change that should not change speed keep it?
 
-    /usr/bin/python3 bench/compare_builds.py BEFORE_BUILD AFTER_BUILD [--media DIR] [--rounds N]
+    /usr/bin/python3 bench/compare_builds.py BEFORE_BUILD AFTER_BUILD [--media DIR] [--rounds N] [--plot PNG]
 
 Runs the C++ benchmarks of both build trees (bench/loom_bench_image_decode, loom_bench_resize,
 loom_bench_video_decode, loom_bench_audio_load) on the same inputs, alternating BEFORE and AFTER for N
 rounds (default 3) so that machine noise hits both alike, and prints one Markdown table: the median
-over rounds of each build's time and after/before (1.00 = same; below 1 = AFTER is faster). Inputs:
+over rounds of each build's time and after/before (1.00 = same; below 1 = AFTER is faster). --plot
+writes the ratios as a bar chart (python3-matplotlib). Inputs:
 JPEG/PNG files of ../shared/media (or --media), a 1920x1080 photo-like JPEG and PNG, a 1280x720 and a
 1920x1080 H.264 clip and a 60 s stereo WAV made here with Pillow, ffmpeg and numpy. Needs Debian's
 /usr/bin/python3 (python3-pil, python3-numpy) and the ffmpeg CLI. Takes a few minutes; keep the
@@ -31,7 +32,26 @@ def parse_args():
     p.add_argument("after")
     p.add_argument("--media", default=os.path.join(here, "..", "..", "shared", "media"))
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--plot", help="write the after/before ratios as a PNG bar chart here")
     return p.parse_args()
+
+
+def plot(path, labels, ratios):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(labels) + 1.2))
+    y = range(len(labels))
+    ax.barh(y, ratios, color=["tab:green" if r <= 1.05 else "tab:red" for r in ratios])
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(list(y), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("after / before time (below 1: after is faster)")
+    ax.set_title("Same benchmarks, two builds, one sitting")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def make_inputs(media, tmp):
@@ -111,6 +131,8 @@ def main():
         print(f"| {key[0]} | {key[1]} | {b:.3f} | {a:.3f} | {a / b:.2f} |")
     geo = float(np.exp(np.mean(np.log(ratios))))
     print(f"\n{len(keys)} cases, geometric mean after/before {geo:.3f}")
+    if args.plot:
+        plot(args.plot, [f"{k[0]}: {k[1]}" for k in keys], ratios)
 
 
 if __name__ == "__main__":
