@@ -1,4 +1,4 @@
-// Owning POSIX file descriptor (private to loom::codec).
+// Owning POSIX file descriptor (internal to loom: codec and the modules that link codec_internal).
 #pragma once
 
 #include <unistd.h>
