@@ -267,7 +267,7 @@ Audio decode(const ByteSource& source, const LoadOptions& options) {
 
 // ---- AudioReader ----
 
-struct LOOM_HIDDEN AudioReader::Impl {
+struct AudioReader::Impl {
   std::string name;
   ReaderOptions options;
   std::unique_ptr<detail::Decoder> decoder;

@@ -32,7 +32,7 @@ const mode_t kProcessUmask = [] {
 
 }  // namespace
 
-struct LOOM_HIDDEN AtomicFile::State {
+struct AtomicFile::State {
   std::filesystem::path path;
   std::string tmp;  // empty once committed or abandoned
   bool overwrite = true;

@@ -16,7 +16,7 @@
 
 namespace loom {
 
-struct LOOM_HIDDEN Tensor::Storage {
+struct Tensor::Storage {
   void* data;
   Deleter deleter;
   Storage(void* d, Deleter del) : data(d), deleter(std::move(del)) {}

@@ -19,7 +19,7 @@ import sys
 
 ALLOWED = re.compile(r"^((typeinfo|typeinfo name|vtable|VTT) for )?loom::")
 # Private code: the FFmpeg layer, the registry, detail and anonymous namespaces, and the members of a
-# public class's pimpl (Impl, State, Storage: defined LOOM_HIDDEN in a source file).
+# public class's pimpl (Impl, State, Storage: declared LOOM_HIDDEN in its public header).
 PRIVATE = re.compile(r"loom::(ffmpeg|internal|pending_files)::|::detail::|\(anonymous namespace\)|"
                      r"::(Impl|State|Storage)::")
 

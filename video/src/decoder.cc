@@ -23,7 +23,7 @@ namespace loom::video {
 
 using detail::FrameTarget;
 
-struct LOOM_HIDDEN VideoDecoder::Impl {
+struct VideoDecoder::Impl {
   Impl(std::string input, const DecoderOptions& opts)
       : name(std::move(input)), options(opts), backend(detail::make_decode_backend(opts)), source(name, opts.limits) {}
 

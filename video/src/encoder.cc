@@ -229,7 +229,7 @@ void set_preset(AVCodecContext* vc, const AVCodec* codec, const std::string& pre
 
 }  // namespace
 
-struct LOOM_HIDDEN VideoEncoder::Impl {
+struct VideoEncoder::Impl {
   std::string input;  // path, for messages
   int width = 0, height = 0;
   Layout order = Layout::kCHW;

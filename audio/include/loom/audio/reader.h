@@ -59,7 +59,7 @@ class AudioReader {
   void seek(int64_t frame);
 
  private:
-  struct Impl;
+  struct LOOM_HIDDEN Impl;
   std::unique_ptr<Impl> impl_;
 };
 

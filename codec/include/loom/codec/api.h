@@ -6,7 +6,7 @@
 #define LOOM_API_BEGIN _Pragma("GCC visibility push(default)")
 #define LOOM_API_END _Pragma("GCC visibility pop")
 
-// A public class's private part (the pimpl a public header only declares, such as `struct Impl;`) is
-// defined in a source file as `struct LOOM_HIDDEN Class::Impl { ... };`: members of a nested class
-// otherwise take the exported visibility of the class around them.
+// A public class's private part, the pimpl that its public header only declares, is declared
+// `struct LOOM_HIDDEN Impl;`: the members of a nested class otherwise take the exported visibility of
+// the class around them, and its out-of-line member functions would be exported.
 #define LOOM_HIDDEN __attribute__((visibility("hidden")))

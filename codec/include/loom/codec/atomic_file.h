@@ -52,7 +52,7 @@ class AtomicFile {
   void abandon() noexcept;
 
  private:
-  struct State;
+  struct LOOM_HIDDEN State;
   explicit AtomicFile(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };

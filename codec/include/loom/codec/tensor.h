@@ -165,7 +165,7 @@ class Tensor {
   long use_count() const { return storage_.use_count(); }
 
  private:
-  struct Storage;
+  struct LOOM_HIDDEN Storage;
   void check_dtype(DType expected) const;
   int wrap_dim(int dim) const;
 

@@ -155,7 +155,7 @@ class VideoDecoder {
   Frames get_frames_played_in_range(double begin, double end);
 
  private:
-  struct Impl;
+  struct LOOM_HIDDEN Impl;
   explicit VideoDecoder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

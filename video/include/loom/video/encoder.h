@@ -118,7 +118,7 @@ class VideoEncoder {
   int fps_den() const;
 
  private:
-  struct Impl;
+  struct LOOM_HIDDEN Impl;
   explicit VideoEncoder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
