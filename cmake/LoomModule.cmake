@@ -4,9 +4,11 @@
 #
 # Symbols are hidden: a library exports only what its public headers declare between LOOM_API_BEGIN
 # and LOOM_API_END (loom/codec/api.h), and the version script cmake/loom_exports.map keeps everything
-# outside namespace loom (standard-library instantiations) local. The sources compile once, into the object library
-# loom_<name>_objects that the library is made from; a module's own tests link those objects (and so
-# reach its private headers and kernels) instead of the library.
+# outside namespace loom (standard-library instantiations) local.
+#
+# The sources compile once, into the object library loom_<name>_objects that the library is made from;
+# a module's own tests link those objects (and so reach its private headers and kernels) instead of the
+# library.
 function(loom_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   set(objects loom_${name}_objects)
