@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+
 #include <array>
 #include <cstdint>
 #include <cstring>

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -11,7 +12,6 @@
 #include <system_error>
 
 #include "loom/codec/atomic_file.h"
-#include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
 #include "loom/loader/file_list.h"
 #include "loom/vision/image.h"

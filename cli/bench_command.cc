@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,7 +13,6 @@
 #include <latch>
 #include <memory>
 #include <new>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>

@@ -1,10 +1,11 @@
 // `loom info FILE...`: one JSON object per line describing each file.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "commands.h"
