@@ -14,19 +14,12 @@
 #include "loom/transforms/noise.h"
 #include "loom/transforms/resize.h"
 #include "loom/transforms/sample.h"
+#include "test_media.h"
 
 namespace loom::transforms {
 namespace {
 
-// The Error `f` throws (a default one with code kInternal when it throws none).
-Error error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return Error(ErrorCode::kInternal, "", "nothing thrown");
-}
+using test::error_of;
 
 Tensor on_gpu(std::initializer_list<int64_t> shape, DType dtype = DType::kUInt8) {
   // Never read: every op must refuse it before touching an element (the pointer is not even valid).

@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -19,11 +18,11 @@
 namespace loom::transforms {
 namespace {
 
-// Resizes a contiguous H x W x C (channels interleaved) image.
+// Resizes a contiguous H x W x C (channels interleaved) image with the weights of each axis (built
+// once per image: a CHW image runs this once per channel with the same weights).
 template <typename T>
 void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_t out_h, int64_t out_w, int channels,
-                        const ResizeOptions& opt) {
-  auto coeffs = [&](int64_t in, int64_t out) { return axis_coefficients(in, out, opt); };
+                        const Coefficients& vertical, const Coefficients& horizontal) {
   // A pass whose size does not change is skipped (an unchanged axis is an identity with every filter).
   const bool horizontal_pass = in_w != out_w, vertical_pass = in_h != out_h;
   const size_t row = static_cast<size_t>(out_w) * channels;
@@ -31,13 +30,11 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
     std::copy(src, src + row * out_h, dst);
     return;
   }
-  Coefficients vertical = coeffs(in_h, out_h);
   if constexpr (!std::is_same_v<T, uint8_t>) {
     // Not uint8, so the order of the passes is free (uint8 keeps Pillow's, whose intermediate rounding
     // its results depend on): vertical first when that multiplies less, e.g. on a downscale of both
     // axes, where it leaves the horizontal pass only the output rows.
     if (horizontal_pass && vertical_pass) {
-      const Coefficients horizontal = coeffs(in_w, out_w);
       const auto taps = [](const Coefficients& c) {
         return std::accumulate(c.count.begin(), c.count.end(), int64_t{0});
       };
@@ -58,7 +55,6 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
   const T* rows = src + row_lo * in_w * channels;
   std::vector<T> tmp;
   if (horizontal_pass) {
-    const Coefficients horizontal = coeffs(in_w, out_w);
     T* out = vertical_pass ? (tmp.resize(row * (row_hi - row_lo)), tmp.data()) : dst;
     if constexpr (std::is_same_v<T, uint8_t>) {
       resample_rows_u8(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal.weights());
@@ -68,11 +64,15 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
     if (!vertical_pass) return;
     rows = tmp.data();
   }
-  for (int& s : vertical.start) s -= static_cast<int>(row_lo);
+  // The vertical windows, relative to the first row read.
+  std::vector<int> start = vertical.start;
+  for (int& s : start) s -= static_cast<int>(row_lo);
+  AxisWeights rows_weights = vertical.weights();
+  rows_weights.start = start.data();
   if constexpr (std::is_same_v<T, uint8_t>) {
-    resample_columns_u8(rows, dst, static_cast<int64_t>(row), vertical.weights());
+    resample_columns_u8(rows, dst, static_cast<int64_t>(row), rows_weights);
   } else {
-    resample_columns(rows, dst, static_cast<int64_t>(row), vertical.weights());
+    resample_columns(rows, dst, static_cast<int64_t>(row), rows_weights);
   }
 }
 
@@ -86,12 +86,14 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
                    : Tensor::empty({channels, size.height, size.width}, image.dtype());
   const T* in = src.data<T>();
   T* dst = out.data<T>();
+  const Coefficients vertical = axis_coefficients(in_h, size.height, opt);
+  const Coefficients horizontal = axis_coefficients(in_w, size.width, opt);
   if (hwc || channels == 1) {
-    resize_interleaved(in, in_h, in_w, dst, size.height, size.width, static_cast<int>(channels), opt);
+    resize_interleaved(in, in_h, in_w, dst, size.height, size.width, static_cast<int>(channels), vertical, horizontal);
   } else {
     for (int64_t c = 0; c < channels; ++c) {
       resize_interleaved(in + c * in_h * in_w, in_h, in_w, dst + c * size.height * size.width, size.height, size.width,
-                         1, opt);
+                         1, vertical, horizontal);
     }
   }
   return out;
