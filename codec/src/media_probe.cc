@@ -15,14 +15,8 @@ ContainerInfo probe_container(const std::filesystem::path& path, const Limits& l
   ffmpeg::Deadline deadline{std::chrono::steady_clock::now() +
                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(limits.deadline_seconds))};
-  ffmpeg::UniqueFormatContext ctx = ffmpeg::open_input(path.string(), limits, deadline);
-  ContainerInfo info;
-  info.demuxer = ctx->iformat->name;
-  info.duration_seconds = ctx->duration == AV_NOPTS_VALUE ? -1.0 : static_cast<double>(ctx->duration) / AV_TIME_BASE;
-  info.bit_rate = ctx->bit_rate;
-  info.streams.reserve(ctx->nb_streams);
-  for (unsigned i = 0; i < ctx->nb_streams; ++i) info.streams.push_back(ffmpeg::describe_stream(*ctx->streams[i]));
-  return info;
+  const ffmpeg::UniqueFormatContext ctx = ffmpeg::open_input(path.string(), limits, deadline);
+  return ffmpeg::describe_container(*ctx);
 }
 
 }  // namespace loom

@@ -23,6 +23,8 @@ inline constexpr int kSwsFlags = SWS_BILINEAR;
 class ColorConverter {
  public:
   ColorConverter(int out_width, int out_height) : out_width_(out_width), out_height_(out_height) {}
+  int out_width() const { return out_width_; }
+  int out_height() const { return out_height_; }
   // Writes out_height rows of out_width * 3 bytes, `dst_stride` bytes apart.
   void convert(const AVFrame& frame, uint8_t* dst, int dst_stride);
 

@@ -15,7 +15,6 @@ extern "C" {
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstring>

@@ -61,4 +61,14 @@ StreamInfo describe_stream(const AVStream& st) {
   return s;
 }
 
+ContainerInfo describe_container(const AVFormatContext& fmt) {
+  ContainerInfo info;
+  info.demuxer = fmt.iformat != nullptr ? fmt.iformat->name : "";
+  info.duration_seconds = fmt.duration == AV_NOPTS_VALUE ? -1.0 : static_cast<double>(fmt.duration) / AV_TIME_BASE;
+  info.bit_rate = fmt.bit_rate;
+  info.streams.reserve(fmt.nb_streams);
+  for (unsigned i = 0; i < fmt.nb_streams; ++i) info.streams.push_back(describe_stream(*fmt.streams[i]));
+  return info;
+}
+
 }  // namespace loom::ffmpeg
