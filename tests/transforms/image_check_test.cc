@@ -11,6 +11,7 @@
 #include "loom/codec/error.h"
 #include "loom/transforms/color.h"
 #include "loom/transforms/geometry.h"
+#include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/noise.h"
 #include "loom/transforms/resize.h"
 #include "loom/transforms/sample.h"
@@ -136,6 +137,32 @@ TEST(ImageCheck, EveryFamilyReportsABadImageAlike) {
       EXPECT_EQ(e.input(), op.name) << e.what();
     }
   }
+}
+
+// The geometric transform objects that size the image themselves name themselves too.
+TEST(ImageCheck, TransformObjectsNameThemselves) {
+  RandomAffine::Params affine;
+  affine.degrees = {-10, 10};
+  const std::vector<std::pair<std::string, TransformPtr>> transforms = {
+      {"Resize", std::make_shared<Resize>(Size{2, 0})},
+      {"RandomResizedCrop", std::make_shared<RandomResizedCrop>(Size{2, 2})},
+      {"RandomCrop", std::make_shared<RandomCrop>(Size{2, 2})},
+      {"RandomAffine", std::make_shared<RandomAffine>(affine)},
+      {"RandomPerspective", std::make_shared<RandomPerspective>(0.5, 1.0)},
+  };
+  for (const auto& [name, t] : transforms) {
+    Rng rng;
+    Sample s{Tensor::zeros({4, 4}, DType::kUInt8), Layout::kCHW, {}, {}, {}};
+    const Error e = error_of([&] { t->apply(s, rng); });
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidInput) << name << ": " << e.what();
+    EXPECT_EQ(e.input(), name) << e.what();
+  }
+}
+
+TEST(ImageCheck, ChannelListsHoldCountsUpTo63) {
+  EXPECT_TRUE(Channels({63}).accepts(63));
+  EXPECT_EQ(error_of([] { Channels({64}); }).code(), ErrorCode::kInternal);
+  EXPECT_EQ(error_of([] { Channels({-1}); }).code(), ErrorCode::kInternal);
 }
 
 }  // namespace

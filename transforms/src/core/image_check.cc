@@ -23,7 +23,10 @@ std::string one_of(const std::vector<std::string>& names) {
 }  // namespace
 
 Channels::Channels(std::initializer_list<int> counts) {
-  for (int c : counts) listed_ |= uint64_t{1} << c;
+  for (int c : counts) {
+    if (c < 0 || c > 63) throw Error(ErrorCode::kInternal, "Channels", fmt::format("channel count {} is not 0..63", c));
+    listed_ |= uint64_t{1} << c;
+  }
 }
 
 bool Channels::accepts(int64_t count) const {

@@ -4,10 +4,17 @@
 
 #include <cmath>
 
+#include "core/image_check.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {
 namespace {
+
+// The image size of `s`, the rank checked and an error named after the transform `op`.
+Size image_size_for(const Sample& s, const char* op) {
+  const ImageShape shape = image_shape(s.image, s.layout, op);
+  return {shape.height, shape.width};
+}
 
 void check_probability(double p, std::string_view who) {
   if (!(p >= 0.0 && p <= 1.0))
@@ -43,7 +50,7 @@ Resize::Resize(Size size, ResizeOptions options) : size_(size), options_(options
 }
 
 void Resize::apply(Sample& s, Rng&) const {
-  const Size target = size_.width == 0 ? size_for_shorter_side(image_size(s), size_.height) : size_;
+  const Size target = size_.width == 0 ? size_for_shorter_side(image_size_for(s, "Resize"), size_.height) : size_;
   s = resize(s, target, options_);
 }
 
@@ -130,7 +137,7 @@ std::array<int64_t, 4> RandomResizedCrop::choose_crop(Size image, Rng& rng) cons
 }
 
 void RandomResizedCrop::apply(Sample& s, Rng& rng) const {
-  const auto [top, left, h, w] = choose_crop(image_size(s), rng);
+  const auto [top, left, h, w] = choose_crop(image_size_for(s, "RandomResizedCrop"), rng);
   s = resized_crop(s, top, left, h, w, size_, options_);
 }
 
@@ -146,7 +153,7 @@ RandomCrop::RandomCrop(Size size, std::optional<Padding> padding, bool pad_if_ne
 
 void RandomCrop::apply(Sample& s, Rng& rng) const {
   Padding p = padding_.value_or(Padding{});
-  const Size in = image_size(s);
+  const Size in = image_size_for(s, "RandomCrop");
   int64_t h = in.height + p.top + p.bottom, w = in.width + p.left + p.right;
   if (pad_if_needed_ && h < size_.height) {
     const int64_t diff = size_.height - h;
@@ -199,7 +206,7 @@ RandomAffine::RandomAffine(Params params, WarpOptions options)
 }
 
 void RandomAffine::apply(Sample& s, Rng& rng) const {
-  const Size in = image_size(s);
+  const Size in = image_size_for(s, "RandomAffine");
   AffineParams p;
   p.angle = rng.uniform(params_.degrees.lo, params_.degrees.hi);
   if (params_.translate) {
@@ -229,7 +236,7 @@ RandomPerspective::RandomPerspective(double distortion_scale, double p, WarpOpti
 
 void RandomPerspective::apply(Sample& s, Rng& rng) const {
   if (!rng.bernoulli(p_)) return;
-  const Size in = image_size(s);
+  const Size in = image_size_for(s, "RandomPerspective");
   const int64_t w = in.width, h = in.height;
   const int64_t bw = static_cast<int64_t>(distortion_scale_ * static_cast<double>(w / 2)) + 1;
   const int64_t bh = static_cast<int64_t>(distortion_scale_ * static_cast<double>(h / 2)) + 1;
