@@ -1,4 +1,5 @@
-// AtomicFile: a registered temporary in the destination folder, then fchmod, fsync, rename (or link).
+// AtomicFile: a temporary in the destination folder, registered before it exists, then fchmod, fsync,
+// rename (or link).
 #include "loom/codec/atomic_file.h"
 
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -29,6 +31,16 @@ const mode_t kProcessUmask = [] {
   ::umask(mask);
   return mask;
 }();
+
+// Six characters of [0-9A-Za-z] for a temporary's name, as mkstemp's XXXXXX (uniqueness comes from
+// O_EXCL; the randomness only makes clashes rare).
+std::string random_suffix() {
+  static constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  thread_local std::mt19937_64 rng(std::random_device{}() ^ (static_cast<uint64_t>(::getpid()) << 32));
+  std::string suffix(6, '0');
+  for (char& c : suffix) c = kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+  return suffix;
+}
 
 }  // namespace
 
@@ -58,11 +70,20 @@ AtomicFile AtomicFile::create(const std::filesystem::path& path, bool overwrite)
   state->path = path;
   state->overwrite = overwrite;
   const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (folder / fmt::format(".{}.loom-XXXXXX", path.filename().string())).string();
-  state->fd.reset(::mkostemp(tmpl.data(), O_CLOEXEC));
-  if (!state->fd) io_error(path, "cannot create a temporary file", errno);
-  state->tmp = std::move(tmpl);
-  state->slot = pending_files::add(state->tmp.c_str());
+  const std::string prefix = (folder / fmt::format(".{}.loom-", path.filename().string())).string();
+  // The name is registered before the file exists and the file is then created with O_EXCL, so that a
+  // signal at any moment finds every temporary of this process registered (mkostemp then registering
+  // left a window in which an interrupted run leaked its temporary).
+  for (int attempt = 0;; ++attempt) {
+    state->tmp = prefix + random_suffix();
+    state->slot = pending_files::add(state->tmp.c_str());
+    state->fd.reset(::open(state->tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (state->fd) break;
+    const int err = errno;
+    state->tmp.clear();  // not ours: nothing to remove
+    pending_files::release(std::exchange(state->slot, -1));
+    if (err != EEXIST || attempt == 99) io_error(path, "cannot create a temporary file", err);
+  }
   return AtomicFile(std::move(state));
 }
 
@@ -96,7 +117,7 @@ void AtomicFile::commit() {
   State& s = *state_;
   if (!s.fd) throw Error(ErrorCode::kIo, s.path.string(), "commit after commit or abandon");
   try {
-    // mkostemp creates 0600; give the file the usual permissions.
+    // The file was created 0600; give it the usual permissions.
     if (::fchmod(s.fd.get(), 0666 & ~kProcessUmask) != 0) io_error(s.path, "cannot set permissions", errno);
     if (::fsync(s.fd.get()) != 0) io_error(s.path, "cannot sync", errno);
     if (::close(s.fd.release()) != 0) io_error(s.path, "cannot close", errno);
