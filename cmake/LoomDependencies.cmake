@@ -8,6 +8,8 @@ pkg_check_modules(FREETYPE REQUIRED IMPORTED_TARGET freetype2)  # box labels (vi
 pkg_check_modules(SNDFILE REQUIRED IMPORTED_TARGET sndfile)      # WAV/FLAC/AIFF/OGG audio (audio/)
 pkg_check_modules(VORBIS REQUIRED IMPORTED_TARGET vorbis ogg)  # Vorbis header pre-check (audio/src/vorbis_headers.h)
 pkg_check_modules(SOX REQUIRED IMPORTED_TARGET sox)              # rate and effects (audio/)
+pkg_check_modules(ARCHIVE REQUIRED IMPORTED_TARGET libarchive)  # tar shards (loader/)
+find_package(TBB REQUIRED)                                       # the loader's pipeline (oneTBB)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(CLI11 CONFIG QUIET)
