@@ -1,5 +1,5 @@
 // `loom bench resize|noise|normalize`: times one loom operation in-process on a synthetic image and
-// prints one JSON line (see docs/cli.md).
+// prints one JSON line (see docs/cli.md). `loom bench loader` is in bench_loader.cc.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_loader.h"
 #include "commands.h"
 #include "loom/accel/cpu_features.h"
 #include "loom/codec/error.h"
@@ -172,11 +173,12 @@ int run_bench(const BenchArgs& args) {
 
 Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time a loom operation in-process on a synthetic uint8 RGB image");
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Time a loom operation in-process on a synthetic uint8 RGB image, or the loader on a dataset");
+  const std::function<int()> run_loader = add_bench_loader(*cmd);
   cmd->add_option("OP", args->op,
                   "resize (to 224x224, antialiased bilinear), noise (sigma 0.1) or normalize "
-                  "(uint8 HWC to float32 CHW, ImageNet mean/std)")
-      ->required()
+                  "(uint8 HWC to float32 CHW, ImageNet mean/std); `loom bench loader --help` for the loader")
       ->check(CLI::IsMember({"resize", "noise", "normalize"}));
   cmd->add_option("--size", args->size, "Input image size WxH")->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads, each timing the op on its own image")
@@ -185,8 +187,14 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--iterations", args->iterations, "Timed runs per thread (after one untimed warm-up run)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cmd->callback([args] { parse_bench_size(args->size); });  // reject a bad --size while parsing
-  return {cmd, [args] { return run_bench(*args); }};
+  cmd->callback([cmd, args] {  // reject a missing OP or a bad --size while parsing
+    if (cmd->get_subcommands().empty() && args->op.empty()) throw CLI::RequiredError("OP");
+    parse_bench_size(args->size);
+  });
+  return {cmd, [args, run_loader] {
+            const int loader = run_loader();
+            return loader >= 0 ? loader : run_bench(*args);
+          }};
 }
 
 }  // namespace loom::cli

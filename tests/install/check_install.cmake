@@ -41,6 +41,13 @@ run(${bin}/sample_decode_frames ${MEDIA_DIR}/video/nasa_13013.mp4 ${WORK_DIR}/na
 if(NOT EXISTS ${WORK_DIR}/nasa_middle.ppm)
   message(FATAL_ERROR "sample_decode_frames wrote nothing")
 endif()
+# An ImageFolder tree of two classes for the training loop.
+file(REMOVE_RECURSE ${WORK_DIR}/folder)
+file(COPY ${MEDIA_DIR}/images/jpeg/flower.jpg ${MEDIA_DIR}/images/jpeg/hopper.jpg ${MEDIA_DIR}/images/jpeg/pil_sample_rgb.jpg
+     DESTINATION ${WORK_DIR}/folder/a)
+file(COPY ${MEDIA_DIR}/images/jpeg/ljt_testimgari.jpg ${MEDIA_DIR}/images/jpeg/hopper_gray.jpg
+     ${MEDIA_DIR}/images/png/hopper.png DESTINATION ${WORK_DIR}/folder/b)
+run(${bin}/sample_train_loop ${WORK_DIR}/folder 2)
 run(${bin}/sample_encode_video ${WORK_DIR}/pattern.mp4)
 if(NOT EXISTS ${WORK_DIR}/pattern.mp4 OR NOT EXISTS ${WORK_DIR}/pattern.lossless.mkv)
   message(FATAL_ERROR "sample_encode_video wrote nothing")

@@ -85,6 +85,8 @@ class RandomResizedCrop final : public Transform {
 
   // The crop (top, left, height, width) chosen for an image of `image` size.
   std::array<int64_t, 4> choose_crop(Size image, Rng& rng) const;
+  Size size() const { return size_; }
+  const ResizeOptions& options() const { return options_; }
 
  private:
   Size size_;
