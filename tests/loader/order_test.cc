@@ -106,8 +106,8 @@ struct SamplerCase {
 };
 
 std::string describe(const SamplerCase& c) {
-  return "n " + std::to_string(c.n) + " W " + std::to_string(c.world) + " seed " + std::to_string(c.seed) +
-         " epoch " + std::to_string(c.epoch) + (c.shuffle ? " shuffle" : "") + (c.drop_last ? " drop_last" : "");
+  return "n " + std::to_string(c.n) + " W " + std::to_string(c.world) + " seed " + std::to_string(c.seed) + " epoch " +
+         std::to_string(c.epoch) + (c.shuffle ? " shuffle" : "") + (c.drop_last ? " drop_last" : "");
 }
 
 TEST(EpochOrderTest, EqualsDistributedSamplerOfTorch) {
@@ -127,8 +127,8 @@ TEST(EpochOrderTest, EqualsDistributedSamplerOfTorch) {
     const SamplerCase& c = cases[k];
     json += (k ? "," : "") + std::string("{\"n\": ") + std::to_string(c.n) + ", \"world\": " + std::to_string(c.world) +
             ", \"seed\": " + std::to_string(c.seed) + ", \"epoch\": " + std::to_string(c.epoch) +
-            ", \"shuffle\": " + (c.shuffle ? "true" : "false") + ", \"drop_last\": " + (c.drop_last ? "true" : "false") +
-            "}";
+            ", \"shuffle\": " + (c.shuffle ? "true" : "false") +
+            ", \"drop_last\": " + (c.drop_last ? "true" : "false") + "}";
   }
   json += "]}";
   const auto out = loom::test::run_python_reference("distributed_sampler.py", {}, json);

@@ -54,7 +54,7 @@ struct OrderOptions {
 };
 
 // A keyed bijection of 0..n-1 in O(1) memory (see kNative): a 4-round balanced Feistel network on
-// the smallest even power of two >= n, walked until it lands below n (at most 4 steps expected).
+// the smallest even power of two >= n, walked until it lands below n (fewer than 4 steps on average).
 // n == 0 is allowed (nothing may be asked of it). Error(kInvalidInput, "order") for n < 0 and for an
 // index outside 0..n-1. Thread safety: immutable.
 class KeyedPermutation {
