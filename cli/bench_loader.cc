@@ -98,9 +98,13 @@ std::function<int()> add_bench_loader(CLI::App& bench) {
   CLI::App* cmd = bench.add_subcommand(
       "loader", "Time the ImageNet training pipeline (decode, RandomResizedCrop, flip, normalize, batch) on a dataset");
   cmd->add_option("SOURCE", args->source, "An ImageFolder tree, a manifest (.jsonl, .csv) or tar shards")->required();
-  cmd->add_option("--batch", args->batch, "Batch size")->check(CLI::Range(int64_t{1}, int64_t{1} << 20))->capture_default_str();
+  cmd->add_option("--batch", args->batch, "Batch size")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
   cmd->add_option("--size", args->size, "Crop size S (S x S)")->check(CLI::Range(1, 16384))->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Loader threads; 0: one per core")->check(CLI::Range(0, 1024))->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Loader threads; 0: one per core")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
   cmd->add_option("--epochs", args->epochs, "Epochs to time")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_flag("--decode-crop", args->decode_crop, "Decode only the crop's region, at a reduced JPEG scale");
   cmd->add_flag("--decode-only", args->decode_only, "Only decode (the pipeline's ceiling): no crop, flip or normalize");

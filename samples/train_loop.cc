@@ -31,10 +31,10 @@ int main(int argc, char** argv) {
     ld::ImageField& image = options.fields[0].image;  // default_fields(): "image" (RGB) and "label"
     image.crop = std::make_shared<tf::RandomResizedCrop>(loom::Size{224, 224});
     image.decode_crop = true;
-    image.transform = std::make_shared<tf::Compose>(std::vector<tf::TransformPtr>{
-        std::make_shared<tf::RandomHorizontalFlip>(0.5),
-        std::make_shared<tf::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
-                                        std::vector<float>{0.229f, 0.224f, 0.225f})});
+    image.transform = std::make_shared<tf::Compose>(
+        std::vector<tf::TransformPtr>{std::make_shared<tf::RandomHorizontalFlip>(0.5),
+                                      std::make_shared<tf::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
+                                                                      std::vector<float>{0.229f, 0.224f, 0.225f})});
     ld::Loader loader(dataset, options);
 
     const int epochs = argc > 2 ? std::atoi(argv[2]) : 1;

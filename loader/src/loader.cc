@@ -23,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 void check_options(const LoaderOptions& o) {
   auto fail = [](const std::string& what) { throw Error(ErrorCode::kInvalidInput, "loader", what); };
@@ -39,7 +41,8 @@ void check_options(const LoaderOptions& o) {
     if (f.image.decode_crop && !f.image.crop) fail("field \"" + f.name + "\": decode_crop needs a crop");
     if (f.kind == FieldKind::kVideo && (f.video.num_frames <= 0 || f.video.frame_step <= 0))
       fail("field \"" + f.name + "\": num_frames and frame_step must be > 0");
-    if (f.kind == FieldKind::kAudio && (f.audio.duration_seconds < 0 || f.audio.channels < 0 || f.audio.sample_rate < 0))
+    if (f.kind == FieldKind::kAudio &&
+        (f.audio.duration_seconds < 0 || f.audio.channels < 0 || f.audio.sample_rate < 0))
       fail("field \"" + f.name + "\": duration, channels and sample_rate must be >= 0");
   }
 }
@@ -71,7 +74,8 @@ std::vector<FieldSpec> default_fields() {
 }
 
 std::string LoaderState::to_json() const {
-  return nlohmann::json{{"fingerprint", fingerprint}, {"seed", seed}, {"epoch", epoch}, {"samples_consumed", samples_consumed}}
+  return nlohmann::json{
+      {"fingerprint", fingerprint}, {"seed", seed}, {"epoch", epoch}, {"samples_consumed", samples_consumed}}
       .dump();
 }
 
@@ -118,7 +122,7 @@ struct Loader::Impl {
   // Where the next iteration starts (the consumer's view).
   int64_t epoch = 0;
   int64_t next_step = 0;
-  bool epoch_done = false;  // the epoch's last batch was taken; next() reports the end once
+  bool epoch_done = false;                  // the epoch's last batch was taken; next() reports the end once
   std::shared_ptr<const EpochOrder> order;  // of `epoch`
   std::unique_ptr<Run> run;
 
@@ -132,7 +136,8 @@ struct Loader::Impl {
   Impl(DatasetPtr d, LoaderOptions o)
       : dataset(std::move(d)),
         options(std::move(o)),
-        threads(options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+        threads(options.threads > 0 ? options.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
         prefetch(options.prefetch > 0 ? options.prefetch : std::max(2, 2 * threads)),
         arena(threads),
         pool(static_cast<size_t>(prefetch + 2) * options.fields.size() * 2) {}
@@ -176,39 +181,40 @@ struct Loader::Impl {
   }
 
   void pipeline(Run& r) {
-    tbb::parallel_pipeline(
-        static_cast<size_t>(prefetch),
-        tbb::make_filter<void, Work*>(tbb::filter_mode::serial_in_order,
-                                      [&](tbb::flow_control& fc) -> Work* {
-                                        std::unique_lock lock(r.mutex);
-                                        r.changed.wait(lock, [&] { return r.stop || r.emitted - r.taken - r.first < prefetch; });
-                                        if (r.stop || r.emitted >= r.end) {
-                                          fc.stop();
-                                          return nullptr;
-                                        }
-                                        ++in_flight;
-                                        auto* w = new Work;
-                                        w->step = r.emitted++;
-                                        return w;
-                                      }) &
-            tbb::make_filter<Work*, Work*>(tbb::filter_mode::parallel,
-                                           [&](Work* w) {
-                                             build(r, *w);
-                                             return w;
-                                           }) &
-            tbb::make_filter<Work*, void>(
-                options.ordered ? tbb::filter_mode::serial_in_order : tbb::filter_mode::serial_out_of_order,
-                [&](Work* w) {
-                  std::unique_ptr<Work> owned(w);
-                  {
-                    std::lock_guard lock(r.mutex);
-                    r.bytes_ready += w->bytes;
-                    bytes_ready += w->bytes;
-                    ++ready;
-                    r.ready.emplace(w->step, std::move(*w));
-                  }
-                  r.changed.notify_all();
-                }));
+    tbb::parallel_pipeline(static_cast<size_t>(prefetch),
+                           tbb::make_filter<void, Work*>(tbb::filter_mode::serial_in_order,
+                                                         [&](tbb::flow_control& fc) -> Work* {
+                                                           std::unique_lock lock(r.mutex);
+                                                           r.changed.wait(lock, [&] {
+                                                             return r.stop || r.emitted - r.taken - r.first < prefetch;
+                                                           });
+                                                           if (r.stop || r.emitted >= r.end) {
+                                                             fc.stop();
+                                                             return nullptr;
+                                                           }
+                                                           ++in_flight;
+                                                           auto* w = new Work;
+                                                           w->step = r.emitted++;
+                                                           return w;
+                                                         }) &
+                               tbb::make_filter<Work*, Work*>(tbb::filter_mode::parallel,
+                                                              [&](Work* w) {
+                                                                build(r, *w);
+                                                                return w;
+                                                              }) &
+                               tbb::make_filter<Work*, void>(options.ordered ? tbb::filter_mode::serial_in_order
+                                                                             : tbb::filter_mode::serial_out_of_order,
+                                                             [&](Work* w) {
+                                                               std::unique_ptr<Work> owned(w);
+                                                               {
+                                                                 std::lock_guard lock(r.mutex);
+                                                                 r.bytes_ready += w->bytes;
+                                                                 bytes_ready += w->bytes;
+                                                                 ++ready;
+                                                                 r.ready.emplace(w->step, std::move(*w));
+                                                               }
+                                                               r.changed.notify_all();
+                                                             }));
   }
 
   // One sample: its fields, or an error recorded (kSkip/kReplace) or returned (kRaise).
@@ -368,9 +374,13 @@ Loader::Loader(DatasetPtr dataset, LoaderOptions options) {
   impl_->order_of_epoch();  // refuses a partition that starves a rank now, not at the first batch
 }
 
-Loader::~Loader() { impl_->stop(); }
+Loader::~Loader() {
+  impl_->stop();
+}
 
-std::optional<Batch> Loader::next() { return impl_->next(); }
+std::optional<Batch> Loader::next() {
+  return impl_->next();
+}
 
 Loader::Iterator::Iterator(Loader* loader) : loader_(loader) {
   if (loader_) ++*this;
@@ -386,10 +396,16 @@ Loader::Iterator& Loader::Iterator::operator++() {
   return *this;
 }
 
-Loader::Iterator Loader::begin() { return Iterator(this); }
+Loader::Iterator Loader::begin() {
+  return Iterator(this);
+}
 
-int64_t Loader::num_batches() const { return impl_->num_batches(); }
-int64_t Loader::epoch() const { return impl_->epoch; }
+int64_t Loader::num_batches() const {
+  return impl_->num_batches();
+}
+int64_t Loader::epoch() const {
+  return impl_->epoch;
+}
 
 void Loader::set_epoch(int64_t epoch) {
   if (epoch < 0) throw Error(ErrorCode::kInvalidInput, "loader", "epoch must be >= 0");
@@ -434,8 +450,12 @@ std::vector<SkippedSample> Loader::skipped() const {
 std::string Loader::skipped_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const SkippedSample& s : skipped()) {
-    nlohmann::json j{{"epoch", s.epoch},  {"position", s.position},         {"index", s.index},
-                     {"name", s.name},    {"code", std::string(to_string(s.code))}, {"error", s.error}};
+    nlohmann::json j{{"epoch", s.epoch},
+                     {"position", s.position},
+                     {"index", s.index},
+                     {"name", s.name},
+                     {"code", std::string(to_string(s.code))},
+                     {"error", s.error}};
     if (s.replaced_by) j["replaced_by"] = *s.replaced_by;
     list.push_back(std::move(j));
   }

@@ -28,8 +28,8 @@ Tensor synthetic_image(int64_t h, int64_t w, int seed) {
   for (int64_t c = 0; c < 3; ++c)
     for (int64_t y = 0; y < h; ++y)
       for (int64_t x = 0; x < w; ++x)
-        p[(c * h + y) * w + x] = static_cast<uint8_t>(
-            127 + 60 * std::sin(0.05 * x + 0.3 * c + seed) + 60 * std::cos(0.037 * y + 0.11 * seed * c));
+        p[(c * h + y) * w + x] = static_cast<uint8_t>(127 + 60 * std::sin(0.05 * x + 0.3 * c + seed) +
+                                                      60 * std::cos(0.037 * y + 0.11 * seed * c));
   return t;
 }
 
@@ -257,7 +257,7 @@ LoaderOptions sequential(ErrorPolicy policy) {
 
 TEST(LoaderErrors, RaiseNamesTheSampleAfterTheBatchesBeforeIt) {
   Loader loader(kCorrupt, sequential(ErrorPolicy::kRaise));
-  EXPECT_EQ(loader.next()->step, 0);  // samples 0..3
+  EXPECT_EQ(loader.next()->step, 0);                 // samples 0..3
   const Error e = error_of([&] { loader.next(); });  // 4..7 holds 5
   EXPECT_EQ(e.input(), "synthetic:s5");
   EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
@@ -275,7 +275,8 @@ TEST(LoaderErrors, SkipDropsTheSampleAndKeepsEveryOtherDraw) {
   std::vector<int64_t> sizes;
   for (const Batch& b : loader) {
     sizes.push_back(b.size());
-    for (int64_t i = 0; i < b.size(); ++i) EXPECT_EQ(bytes_of(b["image"].tensor.select(0, i)), expected[b.positions[i]]);
+    for (int64_t i = 0; i < b.size(); ++i)
+      EXPECT_EQ(bytes_of(b["image"].tensor.select(0, i)), expected[b.positions[i]]);
   }
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 2, 4, 3, 4}));
   const auto skipped = loader.skipped();
