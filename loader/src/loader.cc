@@ -370,6 +370,8 @@ struct Loader::Impl {
 Loader::Loader(DatasetPtr dataset, LoaderOptions options) {
   if (!dataset) throw Error(ErrorCode::kInvalidInput, "loader", "no dataset");
   check_options(options);
+  if (options.order.shuffle == Shuffle::kShards && options.order.shard_sizes.empty())
+    options.order.shard_sizes = dataset->shard_sizes();
   impl_ = std::make_unique<Impl>(std::move(dataset), std::move(options));
   impl_->order_of_epoch();  // refuses a partition that starves a rank now, not at the first batch
 }

@@ -21,8 +21,10 @@ namespace {
 class MediaDataset final : public Dataset {
  public:
   MediaDataset() {
-    for (const char* v : {"video/h265_video.mp4", "video/nasa_13013.mp4"}) videos_.push_back(test::read_bytes(test::media(v)));
-    for (const char* a : {"audio/sine_mono_s16.wav", "audio/pluck-pcm16.wav"}) audios_.push_back(test::read_bytes(test::media(a)));
+    for (const char* v : {"video/h265_video.mp4", "video/nasa_13013.mp4"})
+      videos_.push_back(test::read_bytes(test::media(v)));
+    for (const char* a : {"audio/sine_mono_s16.wav", "audio/pluck-pcm16.wav"})
+      audios_.push_back(test::read_bytes(test::media(a)));
   }
   int64_t size() const override { return 6; }
   Record read(int64_t i) const override {

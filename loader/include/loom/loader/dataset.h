@@ -58,6 +58,9 @@ class Dataset {
   // Identifies the listing (names, sizes and order of the records): two datasets with the same
   // fingerprint give the same records at the same indices. Resumable state carries it.
   virtual uint64_t fingerprint() const = 0;
+  // For datasets stored as shards: the number of records of each shard, in index order (shard 0 holds
+  // indices 0 .. sizes[0]-1, ...), for Shuffle::kShards. Empty (the default): not sharded.
+  virtual std::vector<int64_t> shard_sizes() const { return {}; }
 };
 
 using DatasetPtr = std::shared_ptr<const Dataset>;
