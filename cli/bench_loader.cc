@@ -42,6 +42,9 @@ loader::LoaderOptions pipeline(const BenchLoaderArgs& args) {
   o.threads = args.threads;
   o.order.shuffle = loader::Shuffle::kTorch;
   loader::FieldSpec& image = o.fields[0];
+  // Decode to HWC; crop, resize and flip interleaved pixels (one pass over them), then normalize into
+  // CHW float32.
+  image.image.decode.layout = Layout::kHWC;
   if (args.decode_only) {
     image.collate = loader::Collate::kList;  // sizes differ: the decoded images as they are
     return o;
@@ -51,7 +54,7 @@ loader::LoaderOptions pipeline(const BenchLoaderArgs& args) {
   image.image.transform = std::make_shared<transforms::Compose>(std::vector<transforms::TransformPtr>{
       std::make_shared<transforms::RandomHorizontalFlip>(0.5),
       std::make_shared<transforms::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
-                                              std::vector<float>{0.229f, 0.224f, 0.225f})});
+                                              std::vector<float>{0.229f, 0.224f, 0.225f}, Layout::kCHW)});
   return o;
 }
 

@@ -29,12 +29,13 @@ int main(int argc, char** argv) {
     options.order.shuffle = ld::Shuffle::kTorch;
     options.order.seed = 0;
     ld::ImageField& image = options.fields[0].image;  // default_fields(): "image" (RGB) and "label"
+    image.decode.layout = loom::Layout::kHWC;         // crop and flip interleaved pixels, then ...
     image.crop = std::make_shared<tf::RandomResizedCrop>(loom::Size{224, 224});
     image.decode_crop = true;
-    image.transform = std::make_shared<tf::Compose>(
-        std::vector<tf::TransformPtr>{std::make_shared<tf::RandomHorizontalFlip>(0.5),
-                                      std::make_shared<tf::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
-                                                                      std::vector<float>{0.229f, 0.224f, 0.225f})});
+    image.transform = std::make_shared<tf::Compose>(std::vector<tf::TransformPtr>{
+        std::make_shared<tf::RandomHorizontalFlip>(0.5),
+        std::make_shared<tf::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
+                                        std::vector<float>{0.229f, 0.224f, 0.225f}, loom::Layout::kCHW)});  // ... CHW
     ld::Loader loader(dataset, options);
 
     const int epochs = argc > 2 ? std::atoi(argv[2]) : 1;
