@@ -41,7 +41,8 @@ class LocalStorage final : public Storage {
 
   ObjectStamp stat(const std::string& path) const override {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw Error(ErrorCode::kIo, path, std::string("cannot stat: ") + std::strerror(errno));
+    if (::stat(path.c_str(), &st) != 0)
+      throw Error(ErrorCode::kIo, path, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error(ErrorCode::kIo, path, "is not a regular file");
     return {static_cast<uint64_t>(st.st_size), int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec};
   }
@@ -76,7 +77,8 @@ ByteSource MemoryStorage::read(const std::string& path, const Limits& limits) co
   std::lock_guard lock(mutex_);
   const Object& object = find(path);
   if (limits.max_bytes && object.bytes->size() > limits.max_bytes)
-    throw Error(ErrorCode::kLimitExceeded, path, "is larger than the limit of " + std::to_string(limits.max_bytes) + " bytes");
+    throw Error(ErrorCode::kLimitExceeded, path,
+                "is larger than the limit of " + std::to_string(limits.max_bytes) + " bytes");
   // A copy: the object may be replaced while the source is in use.
   return ByteSource::from_vector(*object.bytes, path);
 }
@@ -86,7 +88,8 @@ ByteSource MemoryStorage::read_range(const std::string& path, uint64_t offset, u
   const Object& object = find(path);
   const uint64_t size = object.bytes->size();
   if (offset > size || length > size - offset)
-    throw Error(ErrorCode::kIo, path, range_text(offset, length) + " lie past the end (" + std::to_string(size) + " bytes)");
+    throw Error(ErrorCode::kIo, path,
+                range_text(offset, length) + " lie past the end (" + std::to_string(size) + " bytes)");
   const auto begin = object.bytes->begin() + static_cast<std::ptrdiff_t>(offset);
   return ByteSource::from_vector(std::vector<uint8_t>(begin, begin + static_cast<std::ptrdiff_t>(length)), path);
 }

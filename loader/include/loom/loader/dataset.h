@@ -75,7 +75,8 @@ struct FolderOptions {
 // listed, Error(kInvalidInput) when it holds no class folder or no file with a listed extension.
 class FolderDataset final : public Dataset {
  public:
-  static std::shared_ptr<const FolderDataset> open(const std::filesystem::path& root, const FolderOptions& options = {});
+  static std::shared_ptr<const FolderDataset> open(const std::filesystem::path& root,
+                                                   const FolderOptions& options = {});
 
   int64_t size() const override;
   Record read(int64_t index) const override;
