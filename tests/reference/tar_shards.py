@@ -137,8 +137,8 @@ def special(name, kind, target=""):
 
 
 def bad(case, out):
-    """Unsafe or damaged shards, each one problem after a good sample."""
-    good = regular("ok.jpg", b"good")
+    """Unsafe or damaged shards, each one problem after two good samples."""
+    good = regular("ok0.jpg", b"good") + regular("ok.jpg", b"good")
     cases = {
         "dotdot": good + regular("../../x.jpg", b"escape") + end(),
         "absolute": good + regular("/abs/x.jpg", b"absolute") + end(),
@@ -158,7 +158,7 @@ def bad(case, out):
         "empty": b"",
         "end_only": end() * 5,
         "not_tar": b"this is not a tar archive, only text that goes on for a while " * 20,
-        "bad_checksum": good[:148] + b"9999999\0" + good[156:] + end(),
+        "bad_checksum": good[:148] + b"0000000\0" + good[156:] + end(),
         "bad_cls": regular("x.jpg", b"j") + regular("x.cls", b"one") + end(),
         "bad_json": regular("x.jpg", b"j") + regular("x.json", b"[1, 2]") + end(),
     }

@@ -132,9 +132,10 @@ std::string index_path(const std::string& shard);
 
 // Reads `shard` (plain or compressed) from start to end and calls `callback` with each sample in
 // order, as a Record: key, source = shard, members in archive order (bytes named
-// "<shard>:<member path>"), label from a ".cls" member (decimal integer text, surrounding ASCII
+// "<shard>:<key>.<name>"), label from a ".cls" member (decimal integer text, surrounding ASCII
 // whitespace allowed) and annotations from a ".json" member (a JSON object). Errors as described at
-// the top of this file, detected when the stream reaches them (samples before are delivered), plus
+// the top of this file, detected when the stream reaches them (the samples completed before are
+// delivered; the one being read is not), plus
 // Error(kInvalidInput) for a bad .cls or .json and Error(kLimitExceeded) for a member larger than
 // limits.max_bytes. Member data is never allocated from the declared size beyond what the shard holds.
 // An exception thrown by `callback` stops the reading and propagates.
