@@ -57,6 +57,19 @@ struct TarWriter::State {
   }
 };
 
+std::string member_problem(const std::string& key, const std::string& name) {
+  const std::string path = key + "." + name;
+  if (const std::string why = unsafe_member_path(path); !why.empty()) return fmt::format("member '{}' {}", path, why);
+  const std::optional<SampleName> split = split_member_path(path);
+  if (!split || split->key != key || split->name != name) {
+    return fmt::format(
+        "member '{}' would not read back as key '{}', name '{}' (a key's file name may hold no dot, a name is "
+        "lower-case without '/')",
+        path, key, name);
+  }
+  return "";
+}
+
 TarWriter::TarWriter(std::unique_ptr<State> state) : state_(std::move(state)) {}
 TarWriter::TarWriter(TarWriter&&) noexcept = default;
 TarWriter& TarWriter::operator=(TarWriter&&) noexcept = default;
@@ -87,16 +100,7 @@ void TarWriter::write(const std::string& key, std::span<const TarMember> members
   if (members.empty()) refuse(fmt::format("sample '{}' has no members", key));
   if (s.keys.count(key)) refuse(fmt::format("sample '{}' was already written (keys must be unique in a shard)", key));
   for (size_t i = 0; i < members.size(); ++i) {
-    const std::string path = key + "." + members[i].name;
-    if (const std::string why = unsafe_member_path(path); !why.empty())
-      refuse(fmt::format("member '{}' {}", path, why));
-    const std::optional<SampleName> split = split_member_path(path);
-    if (!split || split->key != key || split->name != members[i].name) {
-      refuse(
-          fmt::format("member '{}' would not read back as key '{}', name '{}' (a key's file name may hold no dot, "
-                      "a name is lower-case without '/')",
-                      path, key, members[i].name));
-    }
+    if (const std::string why = member_problem(key, members[i].name); !why.empty()) refuse(why);
     for (size_t k = 0; k < i; ++k) {
       if (members[k].name == members[i].name)
         refuse(fmt::format("sample '{}' has two members '{}'", key, members[i].name));

@@ -32,6 +32,10 @@ struct TarMember {
   std::span<const uint8_t> bytes;
 };
 
+// Why sample `key` may not hold a member `name` ("" when it may): what TarWriter::write refuses for one
+// member, for checking names before writing anything.
+std::string member_problem(const std::string& key, const std::string& name);
+
 class TarWriter {
  public:
   // Starts the shard at `path` through an AtomicFile (a hidden temporary beside it). Throws Error(kIo).
