@@ -91,6 +91,17 @@ TEST_P(ShardFormats, IndexAndStreamReadWhatTarfileAndWebdatasetRead) {
 
 INSTANTIATE_TEST_SUITE_P(Tarfile, ShardFormats, ::testing::Values("gnu", "pax", "ustar"));
 
+TEST(ShardsTest, PaxSizeAndPathRecordsOverrideTheUstarHeader) {
+  TempDir dir;
+  const fs::path shard = dir / "pax.tar";
+  run_reference("pax_size " + quoted(shard));
+  const nlohmann::json want = reference(shard);
+  ASSERT_EQ(want["samples"].size(), 2u);
+  EXPECT_EQ(want["samples"][1][1][0][1].get<std::string>().size(), 1400u);  // tarfile read 700 bytes
+  EXPECT_EQ(streamed(*local_storage(), shard.string()), want["samples"]);
+  EXPECT_EQ(indexed(*ShardDataset::open({shard.string()})), want["samples"]);
+}
+
 TEST(ShardsTest, CompressedShardsStreamButDoNotIndex) {
   TempDir dir;
   for (const char* name : {"s.tar.gz", "s.tar.bz2", "s.tar.xz"}) {

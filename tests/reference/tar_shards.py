@@ -5,6 +5,8 @@ restated here because Debian has no webdataset package.
   tar_shards.py write FORMAT OUT      the test shard, FORMAT gnu, pax or ustar; OUT ending in .gz, .bz2
                                       or .xz is compressed
   tar_shards.py bad CASE OUT          a damaged or unsafe shard (see BAD below)
+  tar_shards.py pax_size OUT          a shard whose ustar headers say 0 bytes and whose pax records
+                                      give the real sizes and a path longer than ustar holds
   tar_shards.py read SHARD            JSON on stdout: {"members": [[name, offset_data, size, hex]],
                                       "samples": [[key, [[name, hex], ...]], ...]}
   tar_shards.py split                 reads a JSON list of paths on stdin; prints [key, name] or null
@@ -166,6 +168,18 @@ def bad(case, out):
         f.write(cases[case])
 
 
+def pax_size(out):
+    """pax "size" and "path" records overriding the ustar header's fields."""
+    def member(path, data):
+        pax = tarfile.TarInfo._create_pax_generic_header({"size": str(len(data)), "path": path},
+                                                         tarfile.XHDTYPE, "utf-8")
+        info = tarfile.TarInfo("short.bin")
+        info.size = 0
+        return pax + info.tobuf(tarfile.USTAR_FORMAT) + pad(data)
+    with open(out, "wb") as f:
+        f.write(member("p/" + "q" * 200 + "/a.bin", b"hello") + member("p/b.bin", b"x" * 700) + end())
+
+
 def sized(name, size):
     info = tarfile.TarInfo(name)
     info.size = size
@@ -185,6 +199,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "write":
         write(sys.argv[2], sys.argv[3])
+    elif cmd == "pax_size":
+        pax_size(sys.argv[2])
     elif cmd == "bad":
         bad(sys.argv[2], sys.argv[3])
     elif cmd == "read":
