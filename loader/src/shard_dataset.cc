@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "fnv.h"
+#include "dataset_common.h"
 #include "loom/codec/error.h"
 #include "loom/loader/shards.h"
 #include "tar_reader.h"
@@ -36,18 +36,25 @@ std::shared_ptr<const ShardDataset> ShardDataset::open(const std::vector<std::st
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  Fnv1a h;
-  h.number(n);
+  detail::Fingerprint h;
+  h.add(n);
   d->starts_.reserve(n + 1);
   int64_t total = 0;
   for (size_t i = 0; i < n; ++i) {
     d->starts_.push_back(total);
     total += static_cast<int64_t>(d->indexes_[i].samples.size());
-    h.text(d->shards_[i]).number(d->indexes_[i].fingerprint());
+    h.add(d->shards_[i]);
+    h.add(d->indexes_[i].fingerprint());
   }
   d->starts_.push_back(total);
   d->fingerprint_ = h.value();
   return d;
+}
+
+std::vector<int64_t> ShardDataset::shard_sizes() const {
+  std::vector<int64_t> sizes;
+  for (size_t i = 0; i + 1 < starts_.size(); ++i) sizes.push_back(starts_[i + 1] - starts_[i]);
+  return sizes;
 }
 
 int64_t ShardDataset::size() const {
@@ -55,10 +62,7 @@ int64_t ShardDataset::size() const {
 }
 
 std::pair<size_t, size_t> ShardDataset::locate(int64_t index) const {
-  if (index < 0 || index >= size()) {
-    throw Error(ErrorCode::kInvalidInput, "shards",
-                fmt::format("record index {} is out of range: the dataset has {} records", index, size()));
-  }
+  detail::check_index(index, size(), "shards");
   // The last shard whose first sample is at or before `index` (empty shards share their start).
   const auto it = std::upper_bound(starts_.begin(), starts_.end(), index) - 1;
   const auto shard = static_cast<size_t>(it - starts_.begin());

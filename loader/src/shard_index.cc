@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "fnv.h"
+#include "dataset_common.h"
 #include "loom/codec/error.h"
 #include "loom/loader/shards.h"
 #include "tar_reader.h"
@@ -24,7 +24,9 @@ std::string file_name(std::string_view shard) {
 }
 
 std::string cache_path(const std::string& folder, const std::string& shard) {
-  return fmt::format("{}/{:016x}-{}.idx", folder, Fnv1a().bytes(shard).value(), file_name(shard));
+  detail::Fingerprint h;
+  h.add(shard);
+  return fmt::format("{}/{:016x}-{}.idx", folder, h.value(), file_name(shard));
 }
 
 std::shared_ptr<const Storage> storage_of(const ShardOptions& options) {
@@ -48,11 +50,18 @@ std::optional<ShardIndex> read_current(const Storage& storage, const std::string
 }  // namespace
 
 uint64_t ShardIndex::fingerprint() const {
-  Fnv1a h;
-  h.number(stamp.size).number(static_cast<uint64_t>(stamp.modified_ns)).number(samples.size());
+  detail::Fingerprint h;
+  h.add(stamp.size);
+  h.add(static_cast<uint64_t>(stamp.modified_ns));
+  h.add(samples.size());
   for (const IndexedSample& s : samples) {
-    h.text(s.key).number(s.members.size());
-    for (const IndexedMember& m : s.members) h.text(m.name).number(m.offset).number(m.size);
+    h.add(s.key);
+    h.add(s.members.size());
+    for (const IndexedMember& m : s.members) {
+      h.add(m.name);
+      h.add(m.offset);
+      h.add(m.size);
+    }
   }
   return h.value();
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dataset_common.h"
 #include "loom/codec/error.h"
 #include "loom/loader/shards.h"
 #include "tar_reader.h"
@@ -23,12 +24,6 @@ bool is_meta(std::string_view path) {
   auto closes = [](std::string_view part) { return part.size() >= 4 && part.ends_with("__"); };
   if (slash != std::string_view::npos) return closes(path.substr(0, slash));
   return closes(path) || (path.ends_with("\n") && closes(path.substr(0, path.size() - 1)));
-}
-
-void lower_ascii(std::string& s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
 }
 
 bool valid_utf8(std::string_view s) {
@@ -271,9 +266,7 @@ std::optional<SampleName> split_member_path(std::string_view path) {
     if (dot == std::string_view::npos || dot == start) continue;
     const std::string_view rest = path.substr(dot + 1);
     if (rest.find('/') != std::string_view::npos) continue;
-    SampleName out{std::string(path.substr(0, dot)), std::string(rest)};
-    lower_ascii(out.name);
-    return out;
+    return SampleName{std::string(path.substr(0, dot)), detail::ascii_lower(rest)};
   }
   return std::nullopt;
 }

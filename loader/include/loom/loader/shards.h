@@ -160,6 +160,7 @@ class ShardDataset final : public Dataset {
   Record read(int64_t index) const override;
   std::string name(int64_t index) const override;
   uint64_t fingerprint() const override;
+  std::vector<int64_t> shard_sizes() const override;  // samples per shard, for Shuffle::kShards
 
   const std::vector<std::string>& shards() const { return shards_; }
   const ShardIndex& index(size_t shard) const { return indexes_.at(shard); }
