@@ -83,7 +83,9 @@ Block fresh_block(size_t capacity) {
 
 }  // namespace
 
-size_t cache_limit() { return cache().limit; }
+size_t cache_limit() {
+  return cache().limit;
+}
 
 Block allocate_block(size_t bytes) {
   const size_t capacity = size_class(bytes);

@@ -32,6 +32,7 @@ void check_options(const LoaderOptions& o) {
   if (o.batch_size <= 0) fail("batch_size must be > 0, not " + std::to_string(o.batch_size));
   if (o.threads < 0) fail("threads must be >= 0 (0: one per core), not " + std::to_string(o.threads));
   if (o.prefetch < 0) fail("prefetch must be >= 0 (0: two batches per thread), not " + std::to_string(o.prefetch));
+  if (o.max_bytes_in_flight < 0) fail("max_bytes_in_flight must be >= 0 (0: no limit)");
   if (o.max_replacements < 1) fail("max_replacements must be >= 1");
   if (o.fields.empty()) fail("no fields to load");
   std::set<std::string> names;
@@ -106,7 +107,9 @@ struct Run {
   int64_t taken = 0;              // steps given to the consumer
   int64_t next_ordered = 0;       // ordered delivery: the step due next
   int64_t bytes_ready = 0;
+  int64_t batch_bytes = 0;  // the largest batch built so far
   bool stop = false;
+  std::exception_ptr fatal;  // the pipeline itself failed
   std::thread thread;
 };
 
@@ -180,41 +183,58 @@ struct Loader::Impl {
     run.reset();
   }
 
+  // The pipeline's stages: emit the next step when fewer than `prefetch` batches (and, with
+  // max_bytes_in_flight, fewer bytes than it allows) are in flight; build it (its samples in
+  // parallel); hand it to the consumer.
   void pipeline(Run& r) {
-    tbb::parallel_pipeline(static_cast<size_t>(prefetch),
-                           tbb::make_filter<void, Work*>(tbb::filter_mode::serial_in_order,
-                                                         [&](tbb::flow_control& fc) -> Work* {
-                                                           std::unique_lock lock(r.mutex);
-                                                           r.changed.wait(lock, [&] {
-                                                             return r.stop || r.emitted - r.taken - r.first < prefetch;
-                                                           });
-                                                           if (r.stop || r.emitted >= r.end) {
-                                                             fc.stop();
-                                                             return nullptr;
-                                                           }
-                                                           ++in_flight;
-                                                           auto* w = new Work;
-                                                           w->step = r.emitted++;
-                                                           return w;
-                                                         }) &
-                               tbb::make_filter<Work*, Work*>(tbb::filter_mode::parallel,
-                                                              [&](Work* w) {
-                                                                build(r, *w);
-                                                                return w;
-                                                              }) &
-                               tbb::make_filter<Work*, void>(options.ordered ? tbb::filter_mode::serial_in_order
-                                                                             : tbb::filter_mode::serial_out_of_order,
-                                                             [&](Work* w) {
-                                                               std::unique_ptr<Work> owned(w);
-                                                               {
-                                                                 std::lock_guard lock(r.mutex);
-                                                                 r.bytes_ready += w->bytes;
-                                                                 bytes_ready += w->bytes;
-                                                                 ++ready;
-                                                                 r.ready.emplace(w->step, std::move(*w));
-                                                               }
-                                                               r.changed.notify_all();
-                                                             }));
+    using tbb::filter_mode;
+    const filter_mode delivery = options.ordered ? filter_mode::serial_in_order : filter_mode::serial_out_of_order;
+    try {
+      tbb::parallel_pipeline(
+          static_cast<size_t>(prefetch),
+          tbb::make_filter<void, Work*>(filter_mode::serial_in_order, [&](tbb::flow_control& fc) {
+            return emit(r, fc);
+          }) & tbb::make_filter<Work*, Work*>(filter_mode::parallel, [&](Work* w) {
+            build(r, *w);
+            return w;
+          }) & tbb::make_filter<Work*, void>(delivery, [&](Work* w) { deliver(r, std::unique_ptr<Work>(w)); }));
+    } catch (...) {  // out of memory for a Work, or a broken invariant: the consumer rethrows it
+      std::lock_guard lock(r.mutex);
+      r.fatal = std::current_exception();
+    }
+    r.changed.notify_all();
+  }
+
+  bool room_for_another(const Run& r) const {
+    const int64_t in_flight_now = r.emitted - r.taken - r.first;
+    if (in_flight_now >= prefetch) return false;
+    const int64_t limit = options.max_bytes_in_flight;
+    return limit == 0 || in_flight_now == 0 || (in_flight_now + 1) * r.batch_bytes <= limit;
+  }
+
+  Work* emit(Run& r, tbb::flow_control& fc) {
+    std::unique_lock lock(r.mutex);
+    r.changed.wait(lock, [&] { return r.stop || room_for_another(r); });
+    if (r.stop || r.emitted >= r.end) {
+      fc.stop();
+      return nullptr;
+    }
+    auto w = std::make_unique<Work>();
+    w->step = r.emitted++;
+    ++in_flight;
+    return w.release();
+  }
+
+  void deliver(Run& r, std::unique_ptr<Work> w) {
+    {
+      std::lock_guard lock(r.mutex);
+      r.bytes_ready += w->bytes;
+      r.batch_bytes = std::max(r.batch_bytes, w->bytes);
+      bytes_ready += w->bytes;
+      ++ready;
+      r.ready.emplace(w->step, std::move(*w));
+    }
+    r.changed.notify_all();
   }
 
   // One sample: its fields, or an error recorded (kSkip/kReplace) or returned (kRaise).
@@ -336,7 +356,9 @@ struct Loader::Impl {
     {
       const auto wait_start = Clock::now();
       std::unique_lock lock(r.mutex);
-      r.changed.wait(lock, [&] { return options.ordered ? r.ready.count(r.next_ordered) > 0 : !r.ready.empty(); });
+      r.changed.wait(
+          lock, [&] { return r.fatal || (options.ordered ? r.ready.count(r.next_ordered) > 0 : !r.ready.empty()); });
+      if (r.fatal) std::rethrow_exception(r.fatal);
       auto it = options.ordered ? r.ready.find(r.next_ordered) : r.ready.begin();
       w = std::move(it->second);
       r.ready.erase(it);

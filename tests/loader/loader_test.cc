@@ -155,6 +155,22 @@ TEST(Loader, BatchBuffersAreReused) {
   EXPECT_LE(buffers.size(), 6u);  // prefetch + the batch held + the pool's slack, not 30
 }
 
+TEST(Loader, ABytesBudgetBoundsTheBatchesInFlight) {
+  LoaderOptions o = training_options(2);
+  o.prefetch = 8;
+  o.max_bytes_in_flight = 1;  // less than one batch: one at a time
+  Loader loader(kData, o);
+  std::vector<Snapshot> batches;
+  while (auto b = loader.next()) {
+    const LoaderStats s = loader.stats();
+    EXPECT_LE(s.batches_in_flight, 1);
+    EXPECT_LE(s.ready_batches, 1);
+    batches.push_back(snapshot(*b));
+  }
+  Loader unbounded(kData, training_options(2));
+  EXPECT_EQ(batches, drain(unbounded));
+}
+
 TEST(Loader, ResumeGivesTheRemainingBatchesAlsoOnAnotherThreadCount) {
   Loader full(kData, training_options(2));
   const auto all = drain(full);
@@ -364,6 +380,7 @@ TEST(LoaderOptionsCheck, BadOptionsAreRefused) {
   };
   EXPECT_EQ(code([](LoaderOptions& o) { o.batch_size = 0; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.threads = -1; }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(code([](LoaderOptions& o) { o.max_bytes_in_flight = -1; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields.clear(); }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields[1].name = "image"; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields[0].image.decode_crop = true; }), ErrorCode::kInvalidInput);

@@ -122,6 +122,9 @@ struct LoaderOptions {
   std::vector<FieldSpec> fields = default_fields();
   int threads = 0;      // oneTBB threads; 0: one per core
   int prefetch = 0;     // batches built ahead of the consumer; 0: 2 per thread (at least 2)
+  // When > 0, fewer batches are built ahead when their bytes (the largest batch so far, times the
+  // batches in flight) would pass this; one batch is always allowed.
+  int64_t max_bytes_in_flight = 0;
   bool ordered = true;  // deliver batches in order; false: as they finish (state() is then refused mid-epoch)
   ErrorPolicy on_error = ErrorPolicy::kRaise;
   int max_replacements = 16;  // kReplace: samples tried after a failure before the failure is raised
