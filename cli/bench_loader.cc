@@ -17,7 +17,6 @@
 #include "loom/codec/error.h"
 #include "loom/loader/dataset.h"
 #include "loom/loader/loader.h"
-#include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "open_dataset.h"
 
@@ -43,7 +42,7 @@ loader::LoaderOptions pipeline(const BenchLoaderArgs& args) {
   o.order.shuffle = loader::Shuffle::kTorch;
   loader::FieldSpec& image = o.fields[0];
   // Decode to HWC; crop, resize and flip interleaved pixels (one pass over them), then normalize into
-  // CHW float32.
+  // the CHW float32 batch while collating.
   image.image.decode.layout = Layout::kHWC;
   if (args.decode_only) {
     image.collate = loader::Collate::kList;  // sizes differ: the decoded images as they are
@@ -51,10 +50,8 @@ loader::LoaderOptions pipeline(const BenchLoaderArgs& args) {
   }
   image.image.crop = std::make_shared<transforms::RandomResizedCrop>(Size{args.size, args.size});
   image.image.decode_crop = args.decode_crop;
-  image.image.transform = std::make_shared<transforms::Compose>(std::vector<transforms::TransformPtr>{
-      std::make_shared<transforms::RandomHorizontalFlip>(0.5),
-      std::make_shared<transforms::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
-                                              std::vector<float>{0.229f, 0.224f, 0.225f}, Layout::kCHW)});
+  image.image.transform = std::make_shared<transforms::RandomHorizontalFlip>(0.5);
+  image.image.normalize = loader::ImageField::Normalization{{0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}};
   return o;
 }
 

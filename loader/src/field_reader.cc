@@ -136,6 +136,7 @@ void read_image(const ImageField& spec, const Record& record, const Member& memb
   if (spec.transform) spec.transform->apply(sample, rng);
   watch.lap(clock.transform_ns);
   value.tensor = sample.image;
+  value.layout = sample.layout;
   if (sample.boxes) value.boxes = sample.boxes->data;
   if (sample.keypoints) value.keypoints = sample.keypoints->data;
 }

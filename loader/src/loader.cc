@@ -40,6 +40,10 @@ void check_options(const LoaderOptions& o) {
     if (f.name.empty()) fail("a field has no name");
     if (!names.insert(f.name).second) fail("two fields are named \"" + f.name + "\"");
     if (f.image.decode_crop && !f.image.crop) fail("field \"" + f.name + "\": decode_crop needs a crop");
+    if (const auto& n = f.image.normalize) {
+      if (n->mean.empty() || n->std.empty() || std::find(n->std.begin(), n->std.end(), 0.0f) != n->std.end())
+        fail("field \"" + f.name + "\": normalize needs a mean and a std without zeros");
+    }
     if (f.kind == FieldKind::kVideo && (f.video.num_frames <= 0 || f.video.frame_step <= 0))
       fail("field \"" + f.name + "\": num_frames and frame_step must be > 0");
     if (f.kind == FieldKind::kAudio &&

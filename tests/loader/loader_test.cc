@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/vision/image.h"
 #include "test_media.h"
@@ -349,6 +350,31 @@ TEST(LoaderCollate, VariableSizesBecomeListsOrPaddedBatches) {
   EXPECT_EQ(bytes_of(t.select(0, 1).slice(1, 0, 67).slice(2, 0, 85)), bytes_of(a["image"].list[1]));
 }
 
+TEST(LoaderFields, NormalizingWhileCollatingEqualsAFinalNormalize) {
+  const std::vector<float> mean{0.485f, 0.456f, 0.406f}, std{0.229f, 0.224f, 0.225f};
+  LoaderOptions fused = training_options(2);
+  fused.fields[0].image.decode.layout = Layout::kHWC;
+  fused.fields[0].image.normalize = ImageField::Normalization{mean, std, Layout::kCHW};
+  LoaderOptions separate = training_options(2);
+  separate.fields[0].image.decode.layout = Layout::kHWC;
+  separate.fields[0].image.transform = std::make_shared<transforms::Compose>(std::vector<transforms::TransformPtr>{
+      separate.fields[0].image.transform, std::make_shared<transforms::Normalize>(mean, std, Layout::kCHW)});
+  Loader a(kData, fused), b(kData, separate);
+  const Batch x = *a.next(), y = *b.next();
+  const Tensor& t = x["image"].tensor;
+  EXPECT_EQ(std::vector<int64_t>(t.shape().begin(), t.shape().end()), (std::vector<int64_t>{4, 3, 32, 32}));
+  EXPECT_EQ(t.dtype(), DType::kFloat32);
+  EXPECT_EQ(bytes_of(t), bytes_of(y["image"].tensor));
+
+  // Images of different sizes (no crop): normalized one by one into a list.
+  fused.fields[0].image.crop = nullptr;
+  Loader lists(kData, fused);
+  const Batch z = *lists.next();
+  ASSERT_EQ(z["image"].list.size(), 4u);
+  EXPECT_EQ(z["image"].list[1].dtype(), DType::kFloat32);
+  EXPECT_EQ(z["image"].list[1].size(0), 3);  // CHW
+}
+
 TEST(LoaderFields, AnnotationsAndBytes) {
   LoaderOptions o;
   o.batch_size = 3;
@@ -384,6 +410,10 @@ TEST(LoaderOptionsCheck, BadOptionsAreRefused) {
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields.clear(); }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields[1].name = "image"; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields[0].image.decode_crop = true; }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(code([](LoaderOptions& o) {
+              o.fields[0].image.normalize = ImageField::Normalization{{0.5f}, {0.0f}};
+            }),
+            ErrorCode::kInvalidInput);
   // 37 samples cannot give 64 ranks one each with drop_last.
   EXPECT_EQ(code([](LoaderOptions& o) {
               o.order.world_size = 64;

@@ -77,6 +77,15 @@ struct ImageField {
   // Applied after the crop, to a transforms::Sample holding the image (layout from decode.layout) and
   // the record's "boxes" / "keypoints" annotations when boxes_format is set.
   transforms::TransformPtr transform;
+  // When set, the image (uint8 or float32, as the transforms leave it) becomes float32
+  // (x / 255 - mean) / std in `layout` while it is collated, written straight into the batch: the
+  // values of a final transforms::Normalize (bit for bit), without a float32 copy per sample. Lists
+  // and padded batches normalize each image on its own.
+  struct Normalization {
+    std::vector<float> mean, std;  // 1 value or one per channel
+    Layout layout = Layout::kCHW;
+  };
+  std::optional<Normalization> normalize;
   // When set, annotations {"boxes": [[...], ...]} of this format (and {"keypoints": [[x, y], ...]})
   // travel with the image through the transforms and are returned as the fields "<name>.boxes" and
   // "<name>.keypoints" (lists; float32).
@@ -120,8 +129,8 @@ struct LoaderOptions {
   bool drop_last = false;  // drop this rank's last, incomplete batch of each epoch
   OrderOptions order;      // shuffle, seed, rank, world size (DistributedSampler's drop_last)
   std::vector<FieldSpec> fields = default_fields();
-  int threads = 0;      // oneTBB threads; 0: one per core
-  int prefetch = 0;     // batches built ahead of the consumer; 0: 2 per thread (at least 2)
+  int threads = 0;   // oneTBB threads; 0: one per core
+  int prefetch = 0;  // batches built ahead of the consumer; 0: 2 per thread (at least 2)
   // When > 0, fewer batches are built ahead when their bytes (the largest batch so far, times the
   // batches in flight) would pass this; one batch is always allowed.
   int64_t max_bytes_in_flight = 0;
