@@ -163,6 +163,19 @@ def test_pack_refuses_what_would_not_read_back(run_loom, tmp_path):
     assert digests(tmp_path / "out") == before
 
 
+def test_bench_loader_reads_packed_shards(run_loom, tmp_path):
+    root = tmp_path / "data"
+    make_tree(root)
+    assert run_loom("pack", root, "-o", tmp_path / "out" / "s-%d.tar", "--shard-size", "4", "-q").returncode == 0
+    for source in (tmp_path / "out" / "s-{0..2}.tar", tmp_path / "out" / "s-1.tar"):
+        result = run_loom("bench", "loader", source, "--batch", "2", "--size", "8", "--threads", "2", "--epochs", "1")
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["samples"] == (10 if "{" in str(source) else 4), report
+    result = run_loom("bench", "loader", tmp_path / "out" / "missing.tar", "--epochs", "1")
+    assert result.returncode == 1 and "missing.tar" in result.stderr, result.stderr
+
+
 def test_convert_workers_cover_every_input_once(run_loom, tmp_path):
     root = tmp_path / "data"
     make_tree(root)
