@@ -1,6 +1,7 @@
 // `loom pack INPUT... -o PATTERN --shard-size N`: write the inputs as WebDataset shards, one sample per
-// file (its bytes as they are, or transformed with convert's image flags), a .cls label for files in
-// class folders (torchvision ImageFolder's indices), and the index beside each shard.
+// file or manifest row (its file's bytes as they are, or transformed with convert's image flags), a .cls
+// label for files in class folders (torchvision ImageFolder's indices) and for labelled rows, a .json
+// member with a row's annotations, and the index beside each shard.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -20,9 +22,11 @@
 #include "image_args.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
+#include "loom/loader/dataset.h"
 #include "loom/loader/file_list.h"
 #include "loom/loader/shard_plan.h"
 #include "loom/loader/tar_writer.h"
+#include "open_dataset.h"
 #include "parallel.h"
 #include "progress.h"
 #include "shard_args.h"
@@ -43,15 +47,17 @@ struct PackArgs {
   ShardFlags shards;   // --shard-index, --num-shards: split the shards among workers
 };
 
-// One input file, planned.
+// One sample, planned: an input file, or a manifest row and its file.
 struct Entry {
   fs::path path;
-  fs::path relative;  // below the folder given, or the file name
-  std::string key;
-  std::string name;                // its member: the lower-case extension ("jpg")
+  fs::path relative;  // what its key is made of: the path below the folder given, the file name, the row's path
+  std::string where;  // names it in messages: its path (and for a row, which record of which manifest)
   std::optional<std::string> cls;  // its class folder, for files in class folders of a folder given
+  std::string key;
+  std::string name;  // its member: the lower-case extension ("jpg")
   uint64_t size = 0;
   std::optional<int64_t> label;
+  std::string annotations;  // a manifest row's, a JSON object; "" for none
 };
 
 // The path of shard `n` of `pattern`: its one "%d" or "%0Nd" replaced by n, "%%" by "%". Throws
@@ -127,20 +133,41 @@ std::string key_of(const fs::path& relative) {
   return parent.empty() ? stem : (parent / stem).generic_string();
 }
 
-// Lists and plans every input; `errors` gets a line for each problem (a missing input, an unnamed
-// member, two files for one key). The entries are sorted by path.
-std::vector<Entry> plan_entries(const PackArgs& args, std::vector<std::string>& errors) {
+// Byte order of the generic forms: how inputs are sorted, whatever the order of the command line.
+bool path_before(const fs::path& a, const fs::path& b) {
+  return a.generic_string() < b.generic_string();
+}
+
+// `names` sorted (byte order), each once: classes merged from several folders or manifests.
+std::vector<std::string> sorted_unique(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// The files of the file and folder inputs, sorted by path (byte order of the generic form, whatever
+// the order of the command line). A file below a class folder of a folder given is labelled with that
+// folder's index among the classes of every folder given (loader::find_classes of each, merged and
+// sorted): for one folder, torchvision ImageFolder's class index. Problems go to `errors`.
+std::vector<Entry> list_files(const PackArgs& args, std::vector<std::string>& errors) {
   std::vector<Entry> entries;
+  std::vector<std::string> classes;
   loader::ScanOptions scan;
   scan.extensions = args.extensions;
+  scan.follow_symlinks = true;  // as ImageFolder walks class folders (os.walk(followlinks=True))
   for (const std::string& input : args.inputs) {
     std::error_code ec;
     const bool folder = fs::is_directory(input, ec);
     try {
+      if (folder) {
+        const std::vector<std::string> found = loader::find_classes(input);
+        classes.insert(classes.end(), found.begin(), found.end());
+      }
       for (loader::FileEntry& f : loader::scan_files(input, scan)) {
         Entry e;
         e.path = std::move(f.path);
         e.relative = std::move(f.relative);
+        e.where = e.path.string();
         if (folder && std::distance(e.relative.begin(), e.relative.end()) > 1) e.cls = e.relative.begin()->string();
         entries.push_back(std::move(e));
       }
@@ -149,31 +176,89 @@ std::vector<Entry> plan_entries(const PackArgs& args, std::vector<std::string>& 
     }
   }
   std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.path.generic_string() < b.path.generic_string(); });
-  std::vector<std::string> classes;
-  for (const Entry& e : entries) {
-    if (e.cls) classes.push_back(*e.cls);
-  }
-  std::sort(classes.begin(), classes.end());
-  classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
-  std::map<std::string, fs::path> owner;  // key -> the file that has it
+                   [](const Entry& a, const Entry& b) { return path_before(a.path, b.path); });
+  classes = sorted_unique(std::move(classes));
   for (Entry& e : entries) {
-    const std::string input = e.path.string();
+    if (!e.cls) continue;
+    const auto it = std::lower_bound(classes.begin(), classes.end(), *e.cls);
+    if (it == classes.end() || *it != *e.cls) {
+      errors.push_back(fmt::format("{}: its class folder '{}' appeared while the inputs were listed", e.where, *e.cls));
+    } else {
+      e.label = it - classes.begin();
+    }
+  }
+  return entries;
+}
+
+// The rows of the manifest inputs (loader::ManifestDataset), the manifests in order of their paths
+// (byte order, whatever the order of the command line), each in row order. A row's key is made of its
+// path as written, normalized (lexically: "./a/../b.jpg" is "b.jpg"), without a leading '/'. Class-name
+// labels index the sorted names of all manifests together (one manifest: ManifestDataset's indices);
+// integer labels are kept as written. Problems go to `errors`.
+std::vector<Entry> list_rows(const PackArgs& args, std::vector<std::string>& errors) {
+  std::vector<std::string> manifests = args.inputs;
+  std::stable_sort(manifests.begin(), manifests.end(),
+                   [](const std::string& a, const std::string& b) { return path_before(a, b); });
+  std::vector<std::shared_ptr<const loader::ManifestDataset>> opened;
+  std::vector<std::string> classes;
+  for (const std::string& manifest : manifests) {
+    try {
+      opened.push_back(loader::ManifestDataset::open(manifest));
+      classes.insert(classes.end(), opened.back()->classes().begin(), opened.back()->classes().end());
+    } catch (const Error& e) {
+      errors.emplace_back(e.what());
+      opened.push_back(nullptr);
+    }
+  }
+  classes = sorted_unique(std::move(classes));
+  std::vector<Entry> entries;
+  for (size_t m = 0; m < manifests.size(); ++m) {
+    if (!opened[m]) continue;
+    try {
+      if (opened[m]->classes() != classes) {
+        loader::ManifestOptions options;
+        options.classes = classes;
+        opened[m] = loader::ManifestDataset::open(manifests[m], options);
+      }
+    } catch (const Error& e) {
+      errors.emplace_back(e.what());
+      continue;
+    }
+    for (int64_t i = 0; i < opened[m]->size(); ++i) {
+      loader::Record row = opened[m]->describe(i);
+      Entry e;
+      e.path = row.source;
+      e.relative = fs::path(row.key).lexically_normal().relative_path();
+      e.where = fmt::format("{} (record {} of {})", row.source, i + 1, manifests[m]);
+      e.label = row.label;
+      e.annotations = std::move(row.annotations);
+      entries.push_back(std::move(e));
+    }
+  }
+  return entries;
+}
+
+// Lists and plans every input (list_rows for manifests, else list_files); `errors` gets a line for
+// each problem (a missing input, an unnamed member, two samples for one key).
+std::vector<Entry> plan_entries(const PackArgs& args, std::vector<std::string>& errors) {
+  const bool manifests = !args.inputs.empty() && names_manifest(args.inputs.front());  // never mixed (add_pack_command)
+  std::vector<Entry> entries = manifests ? list_rows(args, errors) : list_files(args, errors);
+  std::map<std::string, const Entry*> owner;  // key -> the sample that has it
+  for (Entry& e : entries) {
     e.key = key_of(e.relative);
     std::string ext = e.relative.extension().string();
     for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     e.name = ext.empty() ? "" : ext.substr(1);
-    if (e.cls) e.label = std::lower_bound(classes.begin(), classes.end(), *e.cls) - classes.begin();
     std::error_code ec;
     e.size = fs::file_size(e.path, ec);
     if (ec) {
-      errors.push_back(fmt::format("{}: cannot read its size: {}", input, ec.message()));
+      errors.push_back(fmt::format("{}: cannot read its size: {}", e.where, ec.message()));
     } else if (e.name.empty()) {
-      errors.push_back(fmt::format("{}: has no extension to name its member", input));
+      errors.push_back(fmt::format("{}: has no extension to name its member", e.where));
     } else if (const std::string why = loader::member_problem(e.key, e.name); !why.empty()) {
-      errors.push_back(fmt::format("{}: {}", input, why));
-    } else if (auto [it, inserted] = owner.emplace(e.key, e.path); !inserted) {
-      errors.push_back(fmt::format("{}: its key '{}' is also the key of {}", input, e.key, it->second.string()));
+      errors.push_back(fmt::format("{}: {}", e.where, why));
+    } else if (auto [it, inserted] = owner.emplace(e.key, &e); !inserted) {
+      errors.push_back(fmt::format("{}: its key '{}' is also the key of {}", e.where, e.key, it->second->where));
     }
   }
   return entries;
@@ -201,6 +286,10 @@ Prepared prepare(const PackArgs& args, const ImageSteps& steps, const Entry& e) 
   return p;
 }
 
+std::span<const uint8_t> as_bytes(const std::string& text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+
 // Writes shard `path` from `entries`; false (errors printed) when it could not be written whole.
 bool write_shard(const PackArgs& args, const ImageSteps& steps, const std::string& path,
                  const std::vector<Entry>& entries, int threads, Progress& progress) {
@@ -224,7 +313,7 @@ bool write_shard(const PackArgs& args, const ImageSteps& steps, const std::strin
       try {
         prepared[k] = prepare(args, steps, entries[begin + k]);
       } catch (const std::exception& e) {
-        prepared[k].error = failure_line(entries[begin + k].path.string(), e);
+        prepared[k].error = failure_line(entries[begin + k].where, e);
       }
     });
     for (size_t k = 0; k < n; ++k) {
@@ -235,11 +324,11 @@ bool write_shard(const PackArgs& args, const ImageSteps& steps, const std::strin
           const std::span<const uint8_t> image =
               args.transform ? std::span<const uint8_t>(p.transformed) : p.image.bytes();
           std::vector<loader::TarMember> members = {{p.image_name, image}};
-          const std::span<const uint8_t> label(reinterpret_cast<const uint8_t*>(p.label.data()), p.label.size());
-          if (e.label) members.push_back({"cls", label});
+          if (e.label) members.push_back({"cls", as_bytes(p.label)});
+          if (!e.annotations.empty()) members.push_back({"json", as_bytes(e.annotations)});
           writer->write(e.key, members);
         } catch (const std::exception& ex) {
-          p.error = failure_line(e.path.string(), ex);
+          p.error = failure_line(e.where, ex);
         }
       }
       if (!p.error.empty()) {
@@ -299,9 +388,12 @@ int run_pack(const PackArgs& args) {
 Command add_pack_command(CLI::App& app) {
   auto args = std::make_shared<PackArgs>();
   args->extensions = loader::image_extensions();
-  CLI::App* cmd = app.add_subcommand(
-      "pack", "Write files (or folders, recursively) as WebDataset tar shards, one sample per file, indexed");
-  cmd->add_option("INPUT", args->inputs, "Files or folders (a folder's sub-folders are classes: .cls labels)")
+  CLI::App* cmd = app.add_subcommand("pack",
+                                     "Write files (or folders, recursively) or manifests as WebDataset tar shards, one "
+                                     "sample per file or row, indexed");
+  cmd->add_option("INPUT", args->inputs,
+                  "Files or folders (a folder's sub-folders are classes: .cls labels), or manifests (.jsonl, .ndjson, "
+                  ".csv: one sample per row, .cls and .json from its label and other fields)")
       ->required();
   cmd->add_option("-o,--output", args->pattern,
                   "Shard path with one %d or %0Nd for the shard number, out/train-%06d.tar")
@@ -318,6 +410,13 @@ Command add_pack_command(CLI::App& app) {
   add_batch_flags(*cmd, args->batch);
   add_shard_flags(*cmd, args->shards, "shards");
   cmd->callback([args, image] {  // reject bad values while parsing, before any file is touched
+    const auto manifest = std::find_if(args->inputs.begin(), args->inputs.end(), names_manifest);
+    const auto other = std::find_if_not(args->inputs.begin(), args->inputs.end(), names_manifest);
+    if (manifest != args->inputs.end() && other != args->inputs.end()) {
+      throw CLI::ValidationError("INPUT", fmt::format("'{}' is a manifest and '{}' is not: pack manifests, or files "
+                                                      "and folders, not both (their labels share no class list)",
+                                                      *manifest, *other));
+    }
     check_image_args(args->image, image);
     args->transform = image.any_given();
     shard_path(args->pattern, 0);
