@@ -23,8 +23,10 @@ struct TarWriter::State {
   AtomicFile file;
   TarWriterOptions options;
   std::string shard;  // the path, for messages and the index
-  ArchiveWriter writer;
+  // Declared before the writer, which outlives it: freeing the writer flushes through write_callback,
+  // which may still store an error here.
   std::exception_ptr error;  // what the write callback caught
+  ArchiveWriter writer;
   bool failed = false;       // a write failed part-way: the archive is unusable
   bool done = false;         // committed or abandoned
   ShardIndex index;
