@@ -16,6 +16,9 @@ OpenCV (INTER_AREA down, INTER_LINEAR up) and torchvision's uint8 tensor resize.
 With --noise-normalize (noise_normalize.py's JSON) a second PNG (-o2, default
 docs/performance_transforms.png) shows uint8 GaussianNoise and the fused normalize, one thread, as
 each peer's time over loom's for each loom SIMD target (higher is faster for loom).
+With --loader (loader.py's JSON) a third PNG (-o3, default docs/performance_loader.png) shows the
+training pipeline's samples/s per tool and loom's RSS over epochs; --loader alone draws only that one
+(loader.py --plot draws it too).
 """
 
 import argparse
@@ -30,19 +33,26 @@ import matplotlib.pyplot as plt  # noqa: E402 -- after choosing the backend
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
 DEFAULT_OUT = os.path.join(DOCS, "performance_images.png")
 DEFAULT_OUT2 = os.path.join(DOCS, "performance_transforms.png")
+DEFAULT_OUT3 = os.path.join(DOCS, "performance_loader.png")
 COLORS = {"loom": "#1f77b4", "loom CHW": "#9ecae1", "Pillow": "#ff7f0e", "OpenCV": "#2ca02c", "torchvision": "#d62728"}
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--decode", required=True, help="JSON written by image_decode.py --json")
-    p.add_argument("--convert", required=True, help="JSON written by convert_resize.py --json")
-    p.add_argument("--resize", required=True, help="JSON written by resize.py --json")
+    p.add_argument("--decode", help="JSON written by image_decode.py --json")
+    p.add_argument("--convert", help="JSON written by convert_resize.py --json")
+    p.add_argument("--resize", help="JSON written by resize.py --json")
     p.add_argument("--noise-normalize", help="JSON written by noise_normalize.py --json (second figure)")
     p.add_argument("-o", "--output", default=DEFAULT_OUT, help="PNG to write (default: docs/performance_images.png)")
     p.add_argument("-o2", "--output2", default=DEFAULT_OUT2,
                    help="second PNG, with --noise-normalize (default: docs/performance_transforms.png)")
-    return p.parse_args()
+    p.add_argument("--loader", help="JSON written by loader.py --json (third figure)")
+    p.add_argument("-o3", "--output3", default=DEFAULT_OUT3, help="third PNG, with --loader (default: docs/performance_loader.png)")
+    args = p.parse_args()
+    trio = [args.decode, args.convert, args.resize]
+    if (any(trio) and not all(trio)) or (not any(trio) and not args.loader):
+        p.error("--decode, --convert and --resize are required (unless only --loader is given)")
+    return args
 
 
 def load(path):
@@ -148,8 +158,71 @@ def plot_noise_normalize(rows, machine, output):
     print(f"wrote {output}")
 
 
+LOADER_COLORS = {"loom": COLORS["loom"], "loom_crop": "#6baed6", "loom_decode": "#c6dbef", "torch": COLORS["Pillow"],
+                 "torch_v2": COLORS["torchvision"], "dali": COLORS["OpenCV"], "dali_fused": "#98df8a"}
+
+
+def plot_loader(data, output):
+    """loader.py's results: steady samples/s per tool (left), loom's RSS over the epochs of its RSS runs (right)."""
+    results, machine = data["results"], data["machine"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 4.8), gridspec_kw={"width_ratios": [1.6, 1]})
+    names = list(results)
+    values = [results[n]["steady_samples_per_second"] for n in names]
+    bars = left.bar(range(len(names)), values, 0.7, color=[LOADER_COLORS.get(n, "#999999") for n in names],
+                    hatch=None)
+    for n, b in zip(names, bars):
+        if n == "loom_decode":
+            b.set_hatch("//")
+    loom = results.get("loom", {}).get("steady_samples_per_second")
+    for n, b in zip(names, bars):
+        text = f"{b.get_height():.0f}/s"
+        if loom and not n.startswith("loom"):
+            text += f"\nloom {loom / b.get_height():.2f}x"
+        left.annotate(text, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=7)
+    ffcv = data.get("ffcv_per_core", 860.0) * data["threads"]
+    left.axhline(ffcv, color="gray", lw=0.8, ls=":")
+    left.annotate(f"FFCV {data.get('ffcv_per_core', 860.0):.0f}/s per core x {data['threads']}", (len(names) - 0.5, ffcv),
+                  ha="right", va="bottom", fontsize=7, color="gray")
+    left.set_xticks(range(len(names)))
+    left.set_xticklabels([results[n]["label"].replace(" DataLoader", "\nDataLoader").replace(" CPU", "\nCPU")
+                          for n in names], fontsize=7)
+    left.set_ylabel("samples/s, steady state (higher is faster)")
+    ds = data["dataset"]
+    left.set_title(f"decode, RandomResizedCrop 224, flip, normalize, batch {data['batch']}: {data['threads']} threads, "
+                   f"{ds['images']} JPEGs ~{ds['mean_megapixels']:.2f} MP", fontsize=9)
+    rss = data.get("rss") or {"runs": {}}
+    for i, (label, run) in enumerate(rss["runs"].items()):
+        if not run:
+            continue
+        ts = [t for t, _ in run["trace"]]
+        right.plot(ts, [r / 2**20 for _, r in run["trace"]], lw=1, label=label,
+                   color=[COLORS["loom"], "#6baed6"][i % 2])
+        for e in run["epochs"][1:]:
+            right.axvline(e["start_s"], color=[COLORS["loom"], "#6baed6"][i % 2], lw=0.5, ls=":")
+    if rss["runs"]:
+        right.axhline(rss["budget_bytes"] / 2**20, color="gray", lw=0.8, ls="--")
+        right.annotate(f"prefetch budget {rss['prefetch']} x {rss['batch_bytes'] / 2**20:.1f} MiB", (0, rss["budget_bytes"] / 2**20),
+                       va="bottom", fontsize=7, color="gray")
+    right.set_xlabel("seconds (dotted: epoch boundaries)")
+    right.set_ylabel("RSS, MiB")
+    right.set_title(f"loom bench loader RSS over {len(next(iter(rss['runs'].values()), {}).get('epochs', []))} epochs",
+                    fontsize=9)
+    right.legend(fontsize=7, loc="lower right")
+    versions = ", ".join(sorted({results[n]["label"].split(" DataLoader")[0].split(" CPU")[0]
+                                 for n in names if not n.startswith("loom")}))
+    fig.suptitle(f"loom loader vs {versions} -- {machine['cpu']}, {machine['cores']} cores, {machine['date'][:10]}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(f"wrote {output}")
+
+
 def main():
     args = parse_args()
+    if args.loader:
+        plot_loader(load(args.loader), args.output3)
+        if not args.decode:
+            return
     decode, convert = load(args.decode), load(args.convert)["convert"]
     resize = load(args.resize)["resize"]
     machine = decode["machine"]
