@@ -2,7 +2,8 @@
 //
 // run_python_reference writes the input tensors as NumPy .npy files and the parameters as params.json
 // into a temporary folder, runs `interpreter tests/reference/<script> <folder>`, and reads back every
-// out_<name>.npy the script wrote (tests/reference/refutil.py has the Python side). A script that
+// out_<name>.npy the script wrote (tests/reference/refutil.py has the Python side);
+// run_python_reference_json reads back out_<name>.json documents instead. A script that
 // fails makes the test fail with its stderr. Tensors are CPU tensors of any loom dtype but float16/
 // bfloat16; they are written C-contiguous.
 #pragma once
@@ -82,10 +83,14 @@ inline Tensor read_npy(const std::filesystem::path& path) {
 }
 
 using TensorMap = std::map<std::string, Tensor>;
+using TextMap = std::map<std::string, std::string>;
 
-inline TensorMap run_python_reference(const std::string& script, const TensorMap& inputs,
-                                      const std::string& params_json = "{}",
-                                      const std::string& interpreter = "/usr/bin/python3") {
+// The script's out_<name><suffix> files (suffix ".npy" or ".json"), read by `read` while its folder
+// still exists; empty (and a test failure) when the script fails.
+template <typename Read>
+auto run_reference_script(const std::string& script, const TensorMap& inputs, const std::string& params_json,
+                          const std::string& interpreter, const std::string& suffix, Read read) {
+  std::map<std::string, decltype(read(std::filesystem::path()))> outputs;
   TempDir dir;
   for (const auto& [name, tensor] : inputs) write_npy(dir / (name + ".npy"), tensor);
   std::ofstream(dir / "params.json") << params_json;
@@ -93,7 +98,6 @@ inline TensorMap run_python_reference(const std::string& script, const TensorMap
   const std::string command =
       interpreter + " " + script_path.string() + " " + dir.path().string() + " 2>" + (dir / "stderr.txt").string();
   const int rc = std::system(command.c_str());
-  TensorMap outputs;
   if (rc != 0) {
     std::ifstream err(dir / "stderr.txt");
     ADD_FAILURE() << script << " failed (" << rc << "):\n" << std::string(std::istreambuf_iterator<char>(err), {});
@@ -101,11 +105,27 @@ inline TensorMap run_python_reference(const std::string& script, const TensorMap
   }
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("out_") && name.ends_with(".npy")) {
-      outputs[name.substr(4, name.size() - 8)] = read_npy(entry.path());
+    if (name.starts_with("out_") && name.ends_with(suffix) && name.size() > 4 + suffix.size()) {
+      outputs[name.substr(4, name.size() - 4 - suffix.size())] = read(entry.path());
     }
   }
   return outputs;
+}
+
+inline TensorMap run_python_reference(const std::string& script, const TensorMap& inputs,
+                                      const std::string& params_json = "{}",
+                                      const std::string& interpreter = "/usr/bin/python3") {
+  return run_reference_script(script, inputs, params_json, interpreter, ".npy",
+                              [](const std::filesystem::path& p) { return read_npy(p); });
+}
+
+// The JSON documents a script wrote with refutil.save_json(name, value), as text by name.
+inline TextMap run_python_reference_json(const std::string& script, const std::string& params_json = "{}",
+                                         const std::string& interpreter = "/usr/bin/python3") {
+  return run_reference_script(script, {}, params_json, interpreter, ".json", [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  });
 }
 
 }  // namespace loom::test

@@ -2,7 +2,8 @@
 
 A reference script is run as `python3 <script> <folder>`; it reads inputs with `load(name)` (a NumPy
 array from <folder>/<name>.npy) and `params()` (<folder>/params.json), and writes each result with
-`save(name, array)` (<folder>/out_<name>.npy), which the C++ test then compares with loom's output.
+`save(name, array)` (<folder>/out_<name>.npy) or `save_json(name, value)` (<folder>/out_<name>.json),
+which the C++ test then compares with loom's output.
 """
 import json
 import os
@@ -24,3 +25,8 @@ def params():
 
 def save(name, array):
     np.save(os.path.join(FOLDER, "out_" + name + ".npy"), np.ascontiguousarray(np.asarray(array)))
+
+
+def save_json(name, value):
+    with open(os.path.join(FOLDER, "out_" + name + ".json"), "w") as f:
+        json.dump(value, f)

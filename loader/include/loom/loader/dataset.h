@@ -69,10 +69,26 @@ struct FolderOptions {
   Limits limits;  // for reading each file
 };
 
-// root/<class>/**/<file>: the classes are root's sub-folders sorted by name (class index = position), and
-// each class's files are listed as torchvision does (os.walk with followlinks, folders then files sorted
-// as strings), so indices and labels equal ImageFolder(root)'s. Error(kIo) naming root when it cannot be
-// listed, Error(kInvalidInput) when it holds no class folder or no file with a listed extension.
+// root/<class>/**/<file>, listed as torchvision.datasets.ImageFolder(root, extensions) lists it, so
+// indices and labels equal ImageFolder's:
+// - the classes are root's entries that are folders (symlinks to folders and hidden folders too),
+//   sorted by name; a class's index is its position in classes();
+// - class by class, each class folder is walked following symlinked folders (os.walk(followlinks=True)),
+//   its folders taken in the order of their paths as strings and each folder's files in the order of
+//   their names;
+// - a file is kept when its name ends with one of `extensions`, ASCII case-insensitively (a hidden
+//   file named "x/.jpg" is kept, as ImageFolder keeps it). Every entry that is not a folder counts as a
+//   file, a broken symlink too (reading it then fails).
+// Names compare as byte strings, which is Python's order for UTF-8 names: "a-c" < "a.jpg" < "a/b" (not
+// std::filesystem::path order, which scan_files uses).
+// A record: key = its path below root ('/'-separated, "cat/sub/1.jpg"), source = its path (root / key),
+// one member named by its extension (the part of the name after the last '.', lower-cased: "jpg"),
+// label = its class index; read() reads the file with ByteSource::from_file(path, options.limits).
+// Errors: Error(kIo) naming root when it cannot be listed, or naming a folder below it that cannot be
+// read (ImageFolder skips those silently); Error(kInvalidInput) naming root when it holds no class
+// folder or a class folder without a kept file (ImageFolder raises FileNotFoundError for both), and
+// naming the folder that closes a symlink loop (ImageFolder walks a loop until the system refuses the
+// path). fingerprint(): of the classes and of each record's key, file size and label, in order.
 class FolderDataset final : public Dataset {
  public:
   static std::shared_ptr<const FolderDataset> open(const std::filesystem::path& root,
@@ -88,9 +104,9 @@ class FolderDataset final : public Dataset {
 
  private:
   struct Entry {
-    std::filesystem::path path;
+    std::filesystem::path path;  // root / key
+    std::string key;             // relative to root, '/'-separated
     int64_t label;
-    uint64_t bytes;
   };
   FolderDataset() = default;
   std::filesystem::path root_;
@@ -106,18 +122,30 @@ struct ManifestOptions {
   std::string label_field = "label";  // optional per row: an integer, or a class name (see classes)
   // Class names in index order; when given, a label that is a name maps to its position (an unknown
   // name is Error(kInvalidInput) naming the manifest and line). Empty: names map to indices in order
-  // of sorted unique names, as ImageFolder does for folders.
+  // of sorted unique names (byte order), as ImageFolder does for folders. Integers are taken as written.
   std::vector<std::string> classes;
-  std::shared_ptr<const Storage> storage;  // where the files are read from; local_storage() when null
-  Limits limits;
+  // Where the manifest and its files are read from; local_storage() when null. Paths are joined as
+  // strings, so any storage's keys work: "sets/train.jsonl" with "img/1.jpg" reads "sets/img/1.jpg".
+  std::shared_ptr<const Storage> storage;
+  Limits limits;  // for reading the manifest and each file
 };
 
-// One record per line (.jsonl: one JSON object per line; .csv: a header row, RFC 4180 quoting). The
-// record's member is the file named by path_field (member name: its extension), its label the
-// label_field, and its annotations every other field as one JSON object (CSV values as strings, JSONL
-// values as written: boxes, keypoints, anything). Error(kInvalidInput) naming the manifest and line
-// for a malformed row or one without path_field; Error(kIo) when the manifest cannot be read. The files
-// themselves are not opened until read().
+// One record per row. The format comes from the manifest's extension, case-insensitively: .jsonl or
+// .ndjson is JSON Lines (one JSON object per line; blank lines are skipped), .csv is RFC 4180 (a header
+// row naming the fields, then one row per record; fields in double quotes may hold commas, line breaks
+// and doubled quotes; CRLF or LF line ends; blank lines are skipped); anything else is
+// Error(kUnsupported) naming the manifest. A UTF-8 byte order mark at the start is skipped.
+// A record: key = path_field as written, source = that path resolved, one member named by the file's
+// extension (as the folder dataset names it), label = label_field (JSON: an integer, a class name or
+// null; CSV: an integer in decimal, a class name, or empty for none), annotations = every other field
+// as one compact JSON object in the order written ("" when there is none): CSV values as strings,
+// JSONL values as written (boxes, keypoints, anything).
+// Errors: Error(kInvalidInput) naming the manifest, with the line (the first line of a CSV row) in the
+// message, for a malformed row, a row without path_field or with an empty one, a label of another
+// type and an unknown class name; Error(kInvalidInput) for a manifest without records; the storage's
+// Error(kIo) or Error(kLimitExceeded) when the manifest cannot be read. The files themselves are not
+// opened until read(). fingerprint(): of the classes and of each record's resolved path, label and
+// annotations, in order (the files are not read, so not their sizes).
 class ManifestDataset final : public Dataset {
  public:
   static std::shared_ptr<const ManifestDataset> open(const std::filesystem::path& manifest,
