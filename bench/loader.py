@@ -46,7 +46,7 @@ ImageFolder instead.
 RSS: `loom bench loader` runs --rss-epochs (5) epochs again, with and without --decode-crop, while
 this script samples /proc/PID/status (VmRSS) every 10 ms; the epochs are placed on the samples from
 the end of the run backwards with their durations (samples / epoch samples/s). Per epoch: the peak
-and the last RSS. The prefetch budget is prefetch x batch bytes, prefetch = max(2, 2 x threads)
+and the last RSS (the last epoch's last sample is taken during teardown). The prefetch budget is prefetch x batch bytes, prefetch = max(2, 2 x threads)
 (LoaderOptions' default), batch = 64 x 3 x 224 x 224 float32.
 
 --quick: a smoke run (--images 200, 1 epoch, 1 round, 2 RSS epochs).
@@ -68,6 +68,7 @@ MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 FFCV_PER_CORE = 860.0  # FFCV's images/s per core on pre-resized ImageNet (their ResNet-50 recipe)
 PEERS = ("torch", "torch-v2", "dali", "dali-fused")
+STAGES = ("read", "decode", "transform", "collate", "wait")
 
 
 def parse_args():
@@ -80,8 +81,8 @@ def parse_args():
     p.add_argument("--threads", type=int, default=2, help="loader threads / DataLoader workers (default: %(default)s)")
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--size", type=int, default=224)
-    p.add_argument("--epochs", type=int, default=3, help="epochs per timed run (default: %(default)s)")
-    p.add_argument("--rounds", type=int, default=2, help="rounds; the best steady figure of each tool counts")
+    p.add_argument("--epochs", type=int, default=4, help="epochs per timed run (default: %(default)s)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds; the best steady figure of each tool counts")
     p.add_argument("--rss-epochs", type=int, default=5, help="epochs of the RSS run (default: %(default)s)")
     p.add_argument("--torch-python", default="/tmp/bench-venv/bin/python",
                    help="Python of the newest torch/torchvision (default: %(default)s)")
@@ -467,14 +468,15 @@ def print_report(args, data, results, failed, ratio, rss):
         per = results[loom]["steady_samples_per_second"] / args.threads
         print(f"  {lab} per thread: {per:.0f}/s vs FFCV's {FFCV_PER_CORE:.0f}/s per core on pre-resized "
               f"ImageNet: {per / FFCV_PER_CORE:.2f}x")
-    print("\nloom stage seconds (summed over threads, all epochs of the best round):")
-    print(f"{'tool':<20} {'read':>7} {'decode':>7} {'transf':>7} {'collate':>7} {'wait':>7} {'wall':>7}")
+    print("\nloom stage times (ms per sample, each stage summed over threads; wall: the epochs' seconds):")
+    print(f"{'tool':<20} {'read':>7} {'decode':>7} {'transf':>7} {'collate':>7} {'wait':>7} {'wall s':>7}")
     for name in ("loom", "loom_crop", "loom_decode"):
         if name in results:
             r = results[name]
+            n = r["samples"] * len(r["epoch_samples_per_second"])
             wall = sum(r["samples"] / x for x in r["epoch_samples_per_second"])
-            print(f"{r['label']:<20} {r['read_seconds']:7.2f} {r['decode_seconds']:7.2f} {r['transform_seconds']:7.2f} "
-                  f"{r['collate_seconds']:7.2f} {r['wait_seconds']:7.2f} {wall:7.2f}")
+            print(f"{r['label']:<20} " + " ".join(f"{r[k + '_seconds'] / n * 1e3:7.3f}" for k in STAGES) + f" {wall:7.2f}")
+    print("(transf: the crop's resize, flip and normalize; with --decode-crop the resize of the decoded region)")
     if rss:
         print(f"\nloom RSS over {args.rss_epochs} epochs (MiB; budget = prefetch {rss['prefetch']} x batch "
               f"{mib(rss['batch_bytes']):.1f} MiB = {mib(rss['budget_bytes']):.0f} MiB):")
@@ -514,17 +516,22 @@ def main():
             root = os.path.join(tmp, "imagefolder")
             print(f"  writing {args.images} JPEGs into {root}", file=sys.stderr)
             data = make_image_folder(root, args.images, args.classes, args.media)
+        load_before = os.getloadavg()
         results, failed = run_rounds(args, root)
         rss = measure_rss(args, root) if args.rss_epochs > 0 else None
+        load_after = os.getloadavg()
     if "loom" not in results:
         sys.exit(f"loom did not run: {failed.get('loom')}")
     ratio = ratios(results)
     print_report(args, data, results, failed, ratio, rss)
+    print(f"load average (1, 5, 15 min) before {' '.join(f'{x:.1f}' for x in load_before)}, after "
+          f"{' '.join(f'{x:.1f}' for x in load_after)} on {os.cpu_count()} cores")
     import torch  # noqa: F401 -- for machine_info's torch version (Debian's)
 
     out = {"machine": benchlib.machine_info(), "threads": args.threads, "batch": args.batch, "size": args.size,
            "epochs": args.epochs, "rounds": args.rounds, "dataset": data, "results": results, "not_run": failed,
-           "ratios": ratio, "rss": rss, "ffcv_per_core": FFCV_PER_CORE}
+           "ratios": ratio, "rss": rss, "ffcv_per_core": FFCV_PER_CORE,
+           "loadavg_before": load_before, "loadavg_after": load_after}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
