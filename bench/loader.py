@@ -106,14 +106,27 @@ def parse_args():
 # Peers (run in their own process, with their own Python: import only what the peer needs).
 
 
-def epoch_loop(epochs, run_epoch):
-    """[samples/s of each epoch]; run_epoch() consumes one epoch and returns its sample count."""
-    rates = []
+def cpu_seconds(pid="self"):
+    """User + system CPU seconds of all threads of process `pid` so far (/proc/PID/stat), or 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15
+
+
+def epoch_loop(epochs, run_epoch, pids=lambda: ["self"]):
+    """([samples/s of each epoch], [CPU ms per sample of each epoch]); run_epoch() consumes one epoch
+    and returns its sample count; pids(): the processes whose CPU time counts (read at epoch ends)."""
+    rates, cpu = [], []
     for _ in range(epochs):
+        c0 = sum(cpu_seconds(p) for p in pids())
         t0 = time.perf_counter()
         n = run_epoch()
         rates.append(n / (time.perf_counter() - t0))
-    return rates
+        cpu.append((sum(cpu_seconds(p) for p in pids()) - c0) / n * 1e3)
+    return rates, cpu
 
 
 def _decode_rgb(path):
@@ -149,12 +162,16 @@ def run_torch(args, v2):
             n += images.shape[0]
         return n
 
-    rates = epoch_loop(args.epochs, one_epoch)
+    def pids():  # this process and the persistent workers (none before the first epoch starts them)
+        workers = getattr(getattr(dl, "_iterator", None), "_workers", None) or []
+        return ["self"] + [w.pid for w in workers]
+
+    rates, cpu = epoch_loop(args.epochs, one_epoch, pids)
     try:
         capability = torch.backends.cpu.get_cpu_capability()  # torch >= 2.0
     except AttributeError:
         capability = None
-    return {"epoch_samples_per_second": rates, "samples": len(ds),
+    return {"epoch_samples_per_second": rates, "epoch_cpu_ms_per_sample": cpu, "samples": len(ds),
             "versions": {"torch": torch.__version__, "torchvision": torchvision.__version__,
                          "torch_cpu_capability": capability}}
 
@@ -192,8 +209,9 @@ def run_dali(args, fused):
             images.as_tensor()  # one [N, C, H, W] tensor, as the other tools deliver
         return iterations * args.batch  # DALI fills the last batch from the next epoch: count what it made
 
-    rates = epoch_loop(args.epochs, one_epoch)
-    return {"epoch_samples_per_second": rates, "samples": samples, "versions": {"dali": dali.__version__}}
+    rates, cpu = epoch_loop(args.epochs, one_epoch)
+    return {"epoch_samples_per_second": rates, "epoch_cpu_ms_per_sample": cpu, "samples": samples,
+            "versions": {"dali": dali.__version__}}
 
 
 def peer_main(args):
@@ -296,10 +314,13 @@ def steady(rates):
 
 
 class RssSampler:
-    """Samples /proc/PID/status VmRSS of a running process every `period` seconds in a thread."""
+    """Samples /proc/PID/status VmRSS and /proc/PID/stat CPU time of a running process every `period`
+    seconds in a thread."""
 
     def __init__(self, pid, period=0.01):
-        self.pid, self.period, self.samples = pid, period, []  # [(seconds since start, RSS bytes)]
+        self.pid, self.period = pid, period
+        self.samples = []  # [(seconds since start, RSS bytes)]
+        self.cpu = []      # [(seconds since start, CPU seconds)]
         self._stop = threading.Event()
         self._t0 = time.perf_counter()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -316,6 +337,9 @@ class RssSampler:
                             break
             except OSError:
                 return
+            cpu = cpu_seconds(self.pid)
+            if cpu:
+                self.cpu.append((time.perf_counter() - self._t0, cpu))
             self._stop.wait(self.period)
 
     def stop(self):
@@ -324,32 +348,52 @@ class RssSampler:
 
 
 def run_loom(args, root, *flags, epochs=None, sample_rss=False):
+    """loom bench loader's JSON, plus epoch_cpu_ms_per_sample (and "rss" with sample_rss) measured
+    from /proc while it runs: every 10 ms with sample_rss, else every 50 ms (less load from this script)."""
     cmd = [args.loom, "bench", "loader", root, "--batch", str(args.batch), "--size", str(args.size),
            "--threads", str(args.threads), "--epochs", str(epochs or args.epochs), *flags]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    sampler = RssSampler(proc.pid) if sample_rss else None
+    sampler = RssSampler(proc.pid, period=0.01 if sample_rss else 0.05)
     out, err = proc.communicate()
-    if sampler:
-        sampler.stop()
+    sampler.stop()
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {err.strip()}")
     result = json.loads(out.strip().splitlines()[-1])
-    if sampler:
-        result["rss"] = rss_per_epoch(sampler.samples, result["samples"], result["epoch_samples_per_second"])
+    bounds = epoch_bounds(sampler.samples, result["samples"], result["epoch_samples_per_second"])
+    result["epoch_cpu_ms_per_sample"] = [(value_at(sampler.cpu, hi) - value_at(sampler.cpu, lo)) / result["samples"] * 1e3
+                                         for lo, hi in bounds] if sampler.cpu else None
+    if sample_rss:
+        result["rss"] = rss_per_epoch(sampler.samples, bounds)
     return result
 
 
-def rss_per_epoch(samples, per_epoch, rates):
-    """Peak and last RSS of each epoch, the epochs laid on the samples from the end backwards."""
-    if not samples:
-        return None
-    end = samples[-1][0]
+def epoch_bounds(samples, per_epoch, rates):
+    """[(start, end)] seconds of each epoch on the sampler's clock, laid from the last sample (the
+    process's exit, right after its last epoch) backwards with the epochs' durations."""
+    end = samples[-1][0] if samples else 0.0
     bounds = []
     for rate in reversed(rates):
         start = end - per_epoch / rate
         bounds.append((start, end))
         end = start
     bounds.reverse()
+    return bounds
+
+
+def value_at(series, t):
+    """The value of a sampled [(time, value)] series at time t (linear between samples)."""
+    if t <= series[0][0]:
+        return series[0][1]
+    for (t0, v0), (t1, v1) in zip(series, series[1:]):
+        if t <= t1:
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if t1 > t0 else v1
+    return series[-1][1]
+
+
+def rss_per_epoch(samples, bounds):
+    """Peak and last RSS of each epoch."""
+    if not samples:
+        return None
     epochs = []
     for lo, hi in bounds:
         inside = [r for t, r in samples if lo <= t <= hi] or [min(samples, key=lambda s: abs(s[0] - hi))[1]]
@@ -412,8 +456,10 @@ def run_rounds(args, root):
     results = {}
     for name, rs in runs.items():
         best = max(rs, key=lambda x: steady(x["epoch_samples_per_second"]))
+        cpu = [steady(x["epoch_cpu_ms_per_sample"]) for x in rs if x.get("epoch_cpu_ms_per_sample")]
         results[name] = {**best, "label": label_of(name, best), "steady_samples_per_second": steady(
-            best["epoch_samples_per_second"]), "rounds_steady": [steady(x["epoch_samples_per_second"]) for x in rs]}
+            best["epoch_samples_per_second"]), "rounds_steady": [steady(x["epoch_samples_per_second"]) for x in rs],
+            "steady_cpu_ms_per_sample": min(cpu) if cpu else None, "rounds_cpu_ms_per_sample": cpu}
     return results, failed
 
 
@@ -422,11 +468,17 @@ def ratios(results):
         return results[a]["steady_samples_per_second"] / results[b]["steady_samples_per_second"] \
             if a in results and b in results else None
 
+    def c(a, b):  # CPU time ratio b / a: > 1 when a needs less CPU per sample
+        ca, cb = (results.get(x, {}).get("steady_cpu_ms_per_sample") for x in (a, b))
+        return cb / ca if ca and cb else None
+
     out = {}
     for loom in ("loom", "loom_crop"):
         for peer in ("torch", "torch_v2", "dali", "dali_fused"):
             out[f"{loom}/{peer}"] = r(loom, peer)
+            out[f"cpu {loom}/{peer}"] = c(loom, peer)
         out[f"{loom}/loom_decode"] = r(loom, "loom_decode")
+        out[f"cpu {loom}/loom_decode"] = c(loom, "loom_decode")
     return out
 
 
@@ -442,18 +494,26 @@ def print_report(args, data, results, failed, ratio, rss):
     print(f"dataset: {data['images']} JPEGs in {data['classes']} classes, mean {data['mean_bytes'] / 1024:.0f} KiB, "
           f"{data['mean_megapixels']:.3f} MP; threads {args.threads}, batch {args.batch}, {args.size}x{args.size}, "
           f"{args.epochs} epochs x {args.rounds} rounds\n")
-    print(f"{'tool':<42} {'epoch 1/s':>10} {'steady/s':>10} {'per thread':>10} {'loom/x':>7} {'crop/x':>7}")
+    print(f"{'tool':<42} {'epoch 1/s':>9} {'steady/s':>9} {'/thread':>8} {'loom/x':>7} {'crop/x':>7} "
+          f"{'CPU ms':>7} {'CPU x/loom':>10} {'x/crop':>7}")
+    cpu_loom = results.get("loom", {}).get("steady_cpu_ms_per_sample")
+    cpu_crop = results.get("loom_crop", {}).get("steady_cpu_ms_per_sample")
     for name, res in results.items():
         eps = res["epoch_samples_per_second"]
         s = res["steady_samples_per_second"]
         lo = results["loom"]["steady_samples_per_second"] / s if "loom" in results else None
         cr = results["loom_crop"]["steady_samples_per_second"] / s if "loom_crop" in results else None
-        print(f"{res['label']:<42} {eps[0]:10.0f} {s:10.0f} {s / args.threads:10.0f} {fmt(lo):>7} {fmt(cr):>7}")
+        cpu = res.get("steady_cpu_ms_per_sample")
+        print(f"{res['label']:<42} {eps[0]:9.0f} {s:9.0f} {s / args.threads:8.0f} {fmt(lo):>7} {fmt(cr):>7} "
+              f"{fmt(cpu, '7.3f')} {fmt(cpu / cpu_loom if cpu and cpu_loom else None):>10} "
+              f"{fmt(cpu / cpu_crop if cpu and cpu_crop else None):>7}")
     for name, why in failed.items():
         print(f"{name}: not run: {why}")
     print("(samples/s; steady: median of epochs 2..E, best of rounds; loom/x, crop/x: loom's and loom "
-          "--decode-crop's steady samples/s over the row's)\n")
-    print("targets (2 threads):")
+          "--decode-crop's steady samples/s over the row's;\n CPU ms: user + system CPU per sample of every "
+          "process and thread of the tool (DataLoader workers included), steady epochs, least of rounds;\n "
+          "CPU x/loom, x/crop: the row's CPU per sample over loom's and loom --decode-crop's, > 1: loom needs less)\n")
+    print(f"targets ({args.threads} threads; in brackets the same by CPU time per sample):")
     for loom in ("loom", "loom_crop"):
         if loom not in results:
             continue
@@ -461,13 +521,17 @@ def print_report(args, data, results, failed, ratio, rss):
         for peer in ("torch", "torch_v2"):
             x = ratio.get(f"{loom}/{peer}")
             if x is not None:
-                print(f"  {lab} / {results[peer]['label']}: {x:.2f}x (target >= 5): {'met' if x >= 5 else 'MISSED'}")
+                print(f"  {lab} / {results[peer]['label']}: {x:.2f}x [{fmt(ratio.get(f'cpu {loom}/{peer}'))}x] "
+                      f"(target >= 5): {'met' if x >= 5 else 'MISSED'}")
         x = ratio.get(f"{loom}/loom_decode")
         if x is not None:
-            print(f"  {lab} / loom decode-only: {x:.2f} (target >= 0.90): {'met' if x >= 0.9 else 'MISSED'}")
+            print(f"  {lab} / loom decode-only: {x:.2f} [{fmt(ratio.get(f'cpu {loom}/loom_decode'))}] (target >= 0.90): "
+                  f"{'met' if x >= 0.9 else 'MISSED'}")
         per = results[loom]["steady_samples_per_second"] / args.threads
-        print(f"  {lab} per thread: {per:.0f}/s vs FFCV's {FFCV_PER_CORE:.0f}/s per core on pre-resized "
-              f"ImageNet: {per / FFCV_PER_CORE:.2f}x")
+        cpu = results[loom].get("steady_cpu_ms_per_sample")
+        per_cpu = 1e3 / cpu if cpu else None
+        print(f"  {lab} per thread: {per:.0f}/s [per CPU second: {fmt(per_cpu, '.0f')}/s] vs FFCV's {FFCV_PER_CORE:.0f}/s "
+              f"per core on pre-resized ImageNet: {per / FFCV_PER_CORE:.2f}x [{fmt(per_cpu / FFCV_PER_CORE if per_cpu else None)}x]")
     print("\nloom stage times (ms per sample, each stage summed over threads; wall: the epochs' seconds):")
     print(f"{'tool':<20} {'read':>7} {'decode':>7} {'transf':>7} {'collate':>7} {'wait':>7} {'wall s':>7}")
     for name in ("loom", "loom_crop", "loom_decode"):
