@@ -17,7 +17,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 PACKAGES=(
   # toolchain
-  build-essential cmake ninja-build pkg-config ccache
+  build-essential cmake ninja-build pkg-config ccache curl xz-utils
   # library dependencies
   libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev libfreetype-dev fonts-dejavu-core
@@ -55,10 +55,13 @@ build() {
   cmake --build "$BUILD_DIR"
 }
 
-# The same suite under a sanitizer preset (see CMakePresets.json).
+# The same suite under a sanitizer preset (see CMakePresets.json). TSan links a oneTBB built with TSan
+# (scripts/tsan_onetbb.sh), so that the loader's thread pool is seen to synchronise.
 sanitized() {
   echo "== tests under $1"
-  cmake --preset "$1" -DLOOM_MEDIA_DIR="$MEDIA" >/dev/null
+  local extra=()
+  [ "$1" = tsan ] && extra=(-DTBB_DIR="$(scripts/tsan_onetbb.sh)")
+  cmake --preset "$1" -DLOOM_MEDIA_DIR="$MEDIA" "${extra[@]}" >/dev/null
   cmake --build --preset "$1" | tail -n 1
   ctest --preset "$1" -j "$JOBS"
 }

@@ -23,6 +23,7 @@
 #include "loom/codec/error.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
+#include "shard_args.h"
 
 namespace loom::cli {
 namespace fs = std::filesystem;
@@ -38,6 +39,7 @@ struct AudioArgs {
   std::string effects;   // a SoX chain, "gain -3; lowpass 4000"
   int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
   BatchOptions batch;    // -j, --overwrite, --fail-fast, -q
+  ShardFlags shards;     // --shard-index, --num-shards
 };
 
 // Folder scanning: audio-only file extensions. Video containers (.mp4, .mkv, .webm, .mov, ...) are
@@ -201,7 +203,7 @@ int run_audio(const AudioArgs& args) {
   const std::vector<BatchJob> jobs = plan_batch(
       args.inputs, args.outdir, audio_extensions(),
       [&](const fs::path& input) { return "." + output_format(args, input); }, input_errors);
-  return run_batch(jobs, input_errors, args.batch,
+  return run_batch(select_part(jobs, shard_split(args.shards)), input_errors, args.batch,
                    [&](const BatchJob& job) { return convert_audio(args, effects, job); });
 }
 
@@ -230,7 +232,11 @@ Command add_audio_command(CLI::App& app) {
   cmd->add_option("--effects", args->effects,
                   "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
   add_batch_flags(*cmd, args->batch);
-  cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before any file is touched
+  add_shard_flags(*cmd, args->shards, "input files");
+  cmd->callback([args] {  // reject bad values while parsing, before any file is touched
+    check_args(*args);
+    shard_split(args->shards);
+  });
   return {cmd, [args] { return run_audio(*args); }};
 }
 

@@ -17,7 +17,6 @@
 #include "loom/codec/error.h"
 #include "loom/loader/dataset.h"
 #include "loom/loader/loader.h"
-#include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "open_dataset.h"
 
@@ -42,16 +41,17 @@ loader::LoaderOptions pipeline(const BenchLoaderArgs& args) {
   o.threads = args.threads;
   o.order.shuffle = loader::Shuffle::kTorch;
   loader::FieldSpec& image = o.fields[0];
+  // Decode to HWC; crop, resize and flip interleaved pixels (one pass over them), then normalize into
+  // the CHW float32 batch while collating.
+  image.image.decode.layout = Layout::kHWC;
   if (args.decode_only) {
     image.collate = loader::Collate::kList;  // sizes differ: the decoded images as they are
     return o;
   }
   image.image.crop = std::make_shared<transforms::RandomResizedCrop>(Size{args.size, args.size});
   image.image.decode_crop = args.decode_crop;
-  image.image.transform = std::make_shared<transforms::Compose>(std::vector<transforms::TransformPtr>{
-      std::make_shared<transforms::RandomHorizontalFlip>(0.5),
-      std::make_shared<transforms::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
-                                              std::vector<float>{0.229f, 0.224f, 0.225f})});
+  image.image.transform = std::make_shared<transforms::RandomHorizontalFlip>(0.5);
+  image.image.normalize = loader::ImageField::Normalization{{0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}};
   return o;
 }
 
@@ -98,9 +98,13 @@ std::function<int()> add_bench_loader(CLI::App& bench) {
   CLI::App* cmd = bench.add_subcommand(
       "loader", "Time the ImageNet training pipeline (decode, RandomResizedCrop, flip, normalize, batch) on a dataset");
   cmd->add_option("SOURCE", args->source, "An ImageFolder tree, a manifest (.jsonl, .csv) or tar shards")->required();
-  cmd->add_option("--batch", args->batch, "Batch size")->check(CLI::Range(int64_t{1}, int64_t{1} << 20))->capture_default_str();
+  cmd->add_option("--batch", args->batch, "Batch size")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
   cmd->add_option("--size", args->size, "Crop size S (S x S)")->check(CLI::Range(1, 16384))->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Loader threads; 0: one per core")->check(CLI::Range(0, 1024))->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Loader threads; 0: one per core")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
   cmd->add_option("--epochs", args->epochs, "Epochs to time")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_flag("--decode-crop", args->decode_crop, "Decode only the crop's region, at a reduced JPEG scale");
   cmd->add_flag("--decode-only", args->decode_only, "Only decode (the pipeline's ceiling): no crop, flip or normalize");

@@ -28,6 +28,7 @@
 #include "parallel.h"
 #include "progress.h"
 #include "resize_arg.h"
+#include "shard_args.h"
 
 namespace loom::cli {
 namespace fs = std::filesystem;
@@ -44,6 +45,7 @@ struct FramesArgs {
   int quality = 75;
   int compression = 6;
   BatchOptions batch;  // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
+  ShardFlags shards;   // --shard-index, --num-shards: split the selected frames
 };
 
 enum class SelectorKind { kAll, kIndices, kTimes, kRange, kEvery, kNum };
@@ -154,6 +156,7 @@ Selector parse_selector(const FramesArgs& args) {
 
 void check_args(const FramesArgs& args) {
   parse_selector(args);
+  shard_split(args.shards);
   parse_resize(args.resize);
   if (args.format != "null" && args.outdir.empty()) {
     throw CLI::ValidationError("-o", "an output folder is needed (only --format null writes nothing)");
@@ -325,6 +328,10 @@ int run_frames(const FramesArgs& args) {
     }
     indices = by_time ? resolve_times(selector, *decoder, args.input)
                       : resolve_indices(selector, decoder->num_frames(), args.input);
+    // This worker's contiguous part of the selected frames (ascending), so that it decodes few GOPs.
+    const ShardSplit split = shard_split(args.shards);
+    const loader::IndexRange part = loader::split_range(static_cast<int64_t>(indices.size()), split.index, split.count);
+    indices = std::vector<int64_t>(indices.begin() + part.begin, indices.begin() + part.end);
   } catch (const std::exception& e) {
     return fail(failure_line(args.input, e));
   }
@@ -424,6 +431,7 @@ Command add_frames_command(CLI::App& app) {
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
   add_batch_flags(*cmd, args->batch, /*fail_fast_flag=*/false);
+  add_shard_flags(*cmd, args->shards, "selected frames");
   cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before the video is opened
   return {cmd, [args] { return run_frames(*args); }};
 }

@@ -1,13 +1,17 @@
-// parallel_for for the CLI's batch commands: `threads` workers take indices 0..n-1 in order from a
-// shared counter (files differ in cost, so dynamic assignment balances best). With one thread it runs
-// on the calling thread. `fn` must be safe to call concurrently for different indices.
+// parallel_for for the CLI's batch commands, on a oneTBB arena of `threads` threads (the loader's
+// thread pool: one per process). Indices are split recursively down to single items and idle threads
+// steal work, so files of different cost balance; with one thread they run in order on the calling
+// thread. `fn` must be safe to call concurrently for different indices.
 #pragma once
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <thread>
-#include <vector>
 
 namespace loom::cli {
 
@@ -18,15 +22,15 @@ inline int worker_count(int jobs) {
 
 template <typename Fn>
 void parallel_for(size_t n, int threads, Fn&& fn) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
-  };
-  const size_t helpers = std::min<size_t>(n, static_cast<size_t>(std::max(threads, 1))) - (n > 0 ? 1 : 0);
-  std::vector<std::jthread> pool;
-  pool.reserve(helpers);
-  for (size_t t = 0; t < helpers; ++t) pool.emplace_back(worker);
-  worker();
-}  // the jthreads join here
+  tbb::task_arena arena(std::max(threads, 1));
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, n, 1),
+        [&](const tbb::blocked_range<size_t>& range) {
+          for (size_t i = range.begin(); i != range.end(); ++i) fn(i);
+        },
+        tbb::simple_partitioner());
+  });
+}
 
 }  // namespace loom::cli

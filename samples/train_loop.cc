@@ -1,6 +1,6 @@
 // The training loop over an ImageFolder tree (root/<class>/<image>): shuffled as torch's
 // DistributedSampler, each image RandomResizedCrop'ed to 224 (decoding only the crop), flipped at
-// random and normalized to float32, in batches of 8 prefetched on 2 threads.
+// random and normalized to float32 CHW, in batches of 8 prefetched on 2 threads.
 //   sample_train_loop ROOT [EPOCHS]
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +9,6 @@
 #include "loom/codec/error.h"
 #include "loom/loader/dataset.h"
 #include "loom/loader/loader.h"
-#include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry_transforms.h"
 
 int main(int argc, char** argv) {
@@ -29,12 +28,12 @@ int main(int argc, char** argv) {
     options.order.shuffle = ld::Shuffle::kTorch;
     options.order.seed = 0;
     ld::ImageField& image = options.fields[0].image;  // default_fields(): "image" (RGB) and "label"
+    image.decode.layout = loom::Layout::kHWC;         // crop and flip interleaved pixels
     image.crop = std::make_shared<tf::RandomResizedCrop>(loom::Size{224, 224});
     image.decode_crop = true;
-    image.transform = std::make_shared<tf::Compose>(std::vector<tf::TransformPtr>{
-        std::make_shared<tf::RandomHorizontalFlip>(0.5),
-        std::make_shared<tf::Normalize>(std::vector<float>{0.485f, 0.456f, 0.406f},
-                                        std::vector<float>{0.229f, 0.224f, 0.225f})});
+    image.transform = std::make_shared<tf::RandomHorizontalFlip>(0.5);
+    // float32 CHW, normalized straight into the batch
+    image.normalize = ld::ImageField::Normalization{{0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}};
     ld::Loader loader(dataset, options);
 
     const int epochs = argc > 2 ? std::atoi(argv[2]) : 1;

@@ -19,7 +19,7 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 
 status=0
-for target in image_decode audio_decode video_decode cli_args; do
+for target in image_decode audio_decode video_decode cli_args tar; do
   corpus=build-fuzz/corpus/$target
   mkdir -p "$corpus"
   cp -n fuzz/regressions/$target/* "$corpus"/ 2>/dev/null || true

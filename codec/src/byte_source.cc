@@ -81,4 +81,10 @@ ByteSource ByteSource::from_vector(std::vector<uint8_t> bytes, std::string name)
   return src;
 }
 
+ByteSource ByteSource::renamed(std::string name) const {
+  ByteSource src = *this;
+  src.name_ = std::move(name);
+  return src;
+}
+
 }  // namespace loom

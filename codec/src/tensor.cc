@@ -8,11 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "block_cache.h"
 #include "loom/codec/error.h"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace loom {
 
@@ -94,34 +91,15 @@ std::string_view to_string(DType dtype) {
   return "unknown";
 }
 
-namespace {
-// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: larger blocks are always their own mmap.
-constexpr size_t kHugePageAdviceBytes = size_t{32} << 20;
-}  // namespace
-
 Tensor Tensor::empty(std::span<const int64_t> shape, DType dtype) {
   check_shape(shape);
   const size_t bytes = static_cast<size_t>(count(shape)) * element_size(dtype);
-  // malloc with room to align by hand rather than aligned_alloc: glibc leaves aligned_alloc's slack as
-  // free fragments that small allocations take, so a freed large tensor cannot serve the next one of
-  // the same size and every new one faults in fresh pages (a quarter of a WAV load's time).
-  void* raw = std::malloc(bytes + kTensorAlignment);
-  if (raw == nullptr) throw std::bad_alloc();
-  const auto address = reinterpret_cast<uintptr_t>(raw);
-  void* data = reinterpret_cast<void*>((address + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1});
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // Blocks this large are fresh mmaps in glibc (over its largest mmap threshold), so every use faults in
-  // every page: 4 KiB faults were 40% of a 100-frame 720p video batch (276 MB) in perf. Transparent huge
-  // pages (where the system leaves them to madvise) fault 2 MiB at a time: 1.6x faster batches. Advice
-  // only: an error (no THP) changes nothing.
-  if (bytes >= kHugePageAdviceBytes) {
-    constexpr uintptr_t kPage = 4096;
-    const uintptr_t begin = (address + kPage - 1) & ~(kPage - 1);
-    const uintptr_t end = (address + bytes + kTensorAlignment) & ~(kPage - 1);
-    if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-  }
-#endif
-  return from_blob(data, shape, {}, dtype, Device::cpu(), [raw](void*) { std::free(raw); });
+  const detail::Block block = detail::allocate_block(bytes);
+  return from_blob(block.data, shape, {}, dtype, Device::cpu(), [block](void*) { detail::release_block(block); });
+}
+
+size_t release_cached_memory() noexcept {
+  return detail::trim_block_cache();
 }
 
 Tensor Tensor::zeros(std::span<const int64_t> shape, DType dtype) {

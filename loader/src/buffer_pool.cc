@@ -30,7 +30,9 @@ struct BufferPool::State {
   }
 };
 
-BufferPool::BufferPool(size_t max_free) : state_(std::make_shared<State>()) { state_->max_free = max_free; }
+BufferPool::BufferPool(size_t max_free) : state_(std::make_shared<State>()) {
+  state_->max_free = max_free;
+}
 
 BufferPool::~BufferPool() {
   std::vector<State::Block> blocks;
@@ -60,8 +62,8 @@ Tensor BufferPool::take(std::span<const int64_t> shape, DType dtype, bool zeroed
     }
   }
   if (!block.data) {
-    const size_t rounded = std::max<size_t>((bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment,
-                                            kTensorAlignment);
+    const size_t rounded =
+        std::max<size_t>((bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment, kTensorAlignment);
     block = {std::aligned_alloc(kTensorAlignment, rounded), rounded};
     if (!block.data) throw std::bad_alloc();
   }

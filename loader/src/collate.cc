@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "loom/codec/error.h"
+#include "loom/transforms/color.h"
+#include "loom/transforms/sample.h"
 
 namespace loom::loader {
 namespace {
@@ -56,6 +58,33 @@ BatchField tensors(const FieldSpec& spec, std::vector<Tensor> items, BufferPool&
   return field;
 }
 
+// ImageField::normalize: equal sizes normalize straight into one [N, ...] float32 batch; otherwise
+// each image on its own, then collated as any other tensors.
+BatchField normalized(const FieldSpec& spec, size_t field, const std::vector<std::vector<FieldValue>>& samples,
+                      BufferPool& pool) {
+  const ImageField::Normalization& n = *spec.image.normalize;
+  std::vector<Tensor> items;
+  for (const auto& s : samples) items.push_back(s[field].tensor);
+  auto options = [&](size_t i) { return transforms::NormalizeOptions{samples[i][field].layout, n.layout}; };
+  bool same_layout = true;
+  for (const auto& s : samples) same_layout &= s[field].layout == samples[0][field].layout;
+  if (spec.collate == Collate::kAuto && !items.empty() && same_shape(items) && same_layout) {
+    const Layout in = samples[0][field].layout;
+    const Size size = transforms::image_size(items[0], in);
+    const int64_t c = transforms::image_channels(items[0], in), count = static_cast<int64_t>(items.size());
+    const std::vector<int64_t> shape = n.layout == Layout::kHWC
+                                           ? std::vector<int64_t>{count, size.height, size.width, c}
+                                           : std::vector<int64_t>{count, c, size.height, size.width};
+    BatchField out;
+    out.tensor = pool.take(shape, DType::kFloat32);
+    for (size_t i = 0; i < items.size(); ++i)
+      transforms::normalize_into(items[i], out.tensor.select(0, static_cast<int64_t>(i)), n.mean, n.std, options(i));
+    return out;
+  }
+  for (size_t i = 0; i < items.size(); ++i) items[i] = transforms::normalize(items[i], n.mean, n.std, options(i));
+  return tensors(spec, std::move(items), pool);
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, BatchField>> collate(const FieldSpec& spec, size_t field,
@@ -68,9 +97,13 @@ std::vector<std::pair<std::string, BatchField>> collate(const FieldSpec& spec, s
     out.emplace_back(spec.name, std::move(texts));
     return out;
   }
-  std::vector<Tensor> items;
-  for (const auto& s : samples) items.push_back(s[field].tensor);
-  out.emplace_back(spec.name, tensors(spec, std::move(items), pool));
+  if (spec.kind == FieldKind::kImage && spec.image.normalize) {
+    out.emplace_back(spec.name, normalized(spec, field, samples, pool));
+  } else {
+    std::vector<Tensor> items;
+    for (const auto& s : samples) items.push_back(s[field].tensor);
+    out.emplace_back(spec.name, tensors(spec, std::move(items), pool));
+  }
   if (spec.kind == FieldKind::kImage && spec.image.boxes_format) {
     BatchField boxes, keypoints;
     for (const auto& s : samples) {

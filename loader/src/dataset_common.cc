@@ -1,6 +1,10 @@
 #include "dataset_common.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "loom/codec/error.h"
 
@@ -22,6 +26,20 @@ void check_index(int64_t index, int64_t size, const std::string& dataset) {
   if (index < 0 || index >= size) {
     throw Error(ErrorCode::kInvalidInput, dataset,
                 "record " + std::to_string(index) + " outside 0.." + std::to_string(size - 1));
+  }
+}
+
+FolderId folder_identity(const std::filesystem::path& folder) {
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    throw Error(ErrorCode::kIo, folder.string(), std::string("cannot stat folder: ") + std::strerror(errno));
+  }
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+void check_not_ancestor(const std::filesystem::path& folder, FolderId id, const std::vector<FolderId>& ancestors) {
+  if (std::find(ancestors.begin(), ancestors.end(), id) != ancestors.end()) {
+    throw Error(ErrorCode::kInvalidInput, folder.string(), "symlink loop: the folder is its own ancestor");
   }
 }
 

@@ -92,8 +92,8 @@ int64_t scaled(int64_t v, int m) {
 
 // RandomResizedCrop fused with the decode: the crop chosen on the stored size (same draws as
 // crop.apply), decoded at the smallest sufficient DCT scale, then resized.
-Tensor decode_crop(const ImageField& spec, const ByteSource& bytes, const vision::ImageInfo& info,
-                   transforms::Rng& rng, StageClock& clock, Stopwatch& watch) {
+Tensor decode_crop(const ImageField& spec, const ByteSource& bytes, const vision::ImageInfo& info, transforms::Rng& rng,
+                   StageClock& clock, Stopwatch& watch) {
   const transforms::RandomResizedCrop& crop = *spec.crop;
   const Size out = crop.size();
   const auto [top, left, h, w] = crop.choose_crop(Size{info.height, info.width}, rng);
@@ -103,8 +103,8 @@ Tensor decode_crop(const ImageField& spec, const ByteSource& bytes, const vision
   opt.min_height = static_cast<int>((int64_t{info.height} * m + 7) / 8);
   const int64_t x0 = scaled(left, m), y0 = scaled(top, m);
   const int64_t x1 = std::max(scaled(left + w, m), x0 + 1), y1 = std::max(scaled(top + h, m), y0 + 1);
-  opt.crop = vision::Rect{static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0),
-                          static_cast<int>(y1 - y0)};
+  opt.crop =
+      vision::Rect{static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0)};
   const Tensor region = vision::decode_jpeg(bytes, opt);
   watch.lap(clock.decode_ns);
   transforms::ResizeOptions resize = crop.options();
@@ -136,6 +136,7 @@ void read_image(const ImageField& spec, const Record& record, const Member& memb
   if (spec.transform) spec.transform->apply(sample, rng);
   watch.lap(clock.transform_ns);
   value.tensor = sample.image;
+  value.layout = sample.layout;
   if (sample.boxes) value.boxes = sample.boxes->data;
   if (sample.keypoints) value.keypoints = sample.keypoints->data;
 }
@@ -185,8 +186,7 @@ Tensor read_audio(const AudioField& spec, const Member& member, transforms::Rng&
 }
 
 Tensor label_of(const Record& record) {
-  if (!record.label)
-    throw Error(ErrorCode::kInvalidInput, record.source + ":" + record.key, "has no label");
+  if (!record.label) throw Error(ErrorCode::kInvalidInput, record.source + ":" + record.key, "has no label");
   Tensor t = Tensor::empty(std::initializer_list<int64_t>{}, DType::kInt64);
   *t.data<int64_t>() = *record.label;
   return t;

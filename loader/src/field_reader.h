@@ -20,10 +20,11 @@ struct StageClock {
 
 // One field of one sample.
 struct FieldValue {
-  Tensor tensor;     // image, clip, audio, label ([] int64), bytes
-  std::string text;  // kAnnotations
-  Tensor boxes;      // images with boxes_format: [N, k] float32 after the transforms
-  Tensor keypoints;  // [M, 2] float32
+  Tensor tensor;                 // image, clip, audio, label ([] int64), bytes
+  Layout layout = Layout::kCHW;  // an image's, after the transforms
+  std::string text;              // kAnnotations
+  Tensor boxes;                  // images with boxes_format: [N, k] float32 after the transforms
+  Tensor keypoints;              // [M, 2] float32
 };
 
 // The values of every field of `specs` for `record`, drawing each field's random choices from

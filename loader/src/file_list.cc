@@ -4,6 +4,7 @@
 #include <cctype>
 #include <system_error>
 
+#include "dataset_common.h"
 #include "loom/codec/error.h"
 
 namespace loom::loader {
@@ -40,11 +41,21 @@ std::vector<FileEntry> scan_files(const fs::path& input, const ScanOptions& opt)
   if (opt.follow_symlinks) options |= fs::directory_options::follow_directory_symlink;
   fs::recursive_directory_iterator it(input, options, ec), end;
   if (ec) throw Error(ErrorCode::kIo, input.string(), "cannot read folder: " + ec.message());
+  // Following symlinks, the folders above the entry (input first), to refuse a loop.
+  std::vector<detail::FolderId> ancestors;
+  if (opt.follow_symlinks) ancestors.push_back(detail::folder_identity(input));
   for (; it != end; it.increment(ec)) {
     if (ec) throw Error(ErrorCode::kIo, input.string(), "cannot read folder: " + ec.message());
     const fs::directory_entry& entry = *it;
     if (!opt.include_hidden && hidden(entry.path())) {
       if (entry.is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (opt.follow_symlinks && entry.is_directory(ec)) {  // the iterator descends into it next
+      ancestors.resize(static_cast<size_t>(it.depth()) + 1);
+      const detail::FolderId id = detail::folder_identity(entry.path());
+      detail::check_not_ancestor(entry.path(), id, ancestors);
+      ancestors.push_back(id);
       continue;
     }
     if (!entry.is_regular_file(ec)) continue;

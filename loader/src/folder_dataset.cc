@@ -1,8 +1,4 @@
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -37,15 +33,6 @@ Listing list_folder(const fs::path& folder) {
   return out;
 }
 
-// The identity of a folder (symlinks followed), to find a folder that is its own ancestor.
-std::pair<dev_t, ino_t> identity(const fs::path& folder) {
-  struct stat st {};
-  if (::stat(folder.c_str(), &st) != 0) {
-    throw Error(ErrorCode::kIo, folder.string(), std::string("cannot stat folder: ") + std::strerror(errno));
-  }
-  return {st.st_dev, st.st_ino};
-}
-
 struct Walked {
   std::string sort_key;  // the folder's path as os.walk yields it, less the class folder's (common) prefix
   std::string relative;  // below the class folder, "" for itself
@@ -53,12 +40,10 @@ struct Walked {
 };
 
 // os.walk(folder, followlinks=True), depth first, each folder once per path that reaches it.
-void walk(const fs::path& folder, const std::string& relative, std::vector<std::pair<dev_t, ino_t>>& ancestors,
+void walk(const fs::path& folder, const std::string& relative, std::vector<detail::FolderId>& ancestors,
           std::vector<Walked>& out) {
-  const auto id = identity(folder);
-  if (std::find(ancestors.begin(), ancestors.end(), id) != ancestors.end()) {
-    throw Error(ErrorCode::kInvalidInput, folder.string(), "symlink loop: the folder is its own ancestor");
-  }
+  const detail::FolderId id = detail::folder_identity(folder);
+  detail::check_not_ancestor(folder, id, ancestors);
   Listing listing = list_folder(folder);
   out.push_back({relative.empty() ? "" : "/" + relative, relative, std::move(listing.files)});
   ancestors.push_back(id);
@@ -81,6 +66,12 @@ uint64_t size_or_max(const fs::path& file) {
 
 }  // namespace
 
+std::vector<std::string> find_classes(const fs::path& root) {
+  std::vector<std::string> classes = list_folder(root).folders;
+  std::sort(classes.begin(), classes.end());
+  return classes;
+}
+
 std::shared_ptr<const FolderDataset> FolderDataset::open(const fs::path& root, const FolderOptions& options) {
   std::shared_ptr<FolderDataset> dataset(new FolderDataset());
   dataset->root_ = root;
@@ -90,8 +81,7 @@ std::shared_ptr<const FolderDataset> FolderDataset::open(const fs::path& root, c
   std::vector<std::string> extensions;
   for (const std::string& e : options.extensions) extensions.push_back(detail::ascii_lower(e));
 
-  dataset->classes_ = list_folder(root).folders;
-  std::sort(dataset->classes_.begin(), dataset->classes_.end());
+  dataset->classes_ = find_classes(root);
   if (dataset->classes_.empty()) throw Error(ErrorCode::kInvalidInput, root_name, "holds no class folder");
 
   detail::Fingerprint fingerprint;
@@ -100,7 +90,7 @@ std::shared_ptr<const FolderDataset> FolderDataset::open(const fs::path& root, c
     const std::string& name = dataset->classes_[label];
     fingerprint.add(name);
     std::vector<Walked> folders;
-    std::vector<std::pair<dev_t, ino_t>> ancestors;
+    std::vector<detail::FolderId> ancestors;
     walk(root / name, "", ancestors, folders);
     std::sort(folders.begin(), folders.end(), [](const Walked& a, const Walked& b) { return a.sort_key < b.sort_key; });
     const size_t before = dataset->entries_.size();

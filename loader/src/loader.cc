@@ -23,13 +23,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 void check_options(const LoaderOptions& o) {
   auto fail = [](const std::string& what) { throw Error(ErrorCode::kInvalidInput, "loader", what); };
   if (o.batch_size <= 0) fail("batch_size must be > 0, not " + std::to_string(o.batch_size));
   if (o.threads < 0) fail("threads must be >= 0 (0: one per core), not " + std::to_string(o.threads));
   if (o.prefetch < 0) fail("prefetch must be >= 0 (0: two batches per thread), not " + std::to_string(o.prefetch));
+  if (o.max_bytes_in_flight < 0) fail("max_bytes_in_flight must be >= 0 (0: no limit)");
   if (o.max_replacements < 1) fail("max_replacements must be >= 1");
   if (o.fields.empty()) fail("no fields to load");
   std::set<std::string> names;
@@ -37,9 +40,14 @@ void check_options(const LoaderOptions& o) {
     if (f.name.empty()) fail("a field has no name");
     if (!names.insert(f.name).second) fail("two fields are named \"" + f.name + "\"");
     if (f.image.decode_crop && !f.image.crop) fail("field \"" + f.name + "\": decode_crop needs a crop");
+    if (const auto& n = f.image.normalize) {
+      if (n->mean.empty() || n->std.empty() || std::find(n->std.begin(), n->std.end(), 0.0f) != n->std.end())
+        fail("field \"" + f.name + "\": normalize needs a mean and a std without zeros");
+    }
     if (f.kind == FieldKind::kVideo && (f.video.num_frames <= 0 || f.video.frame_step <= 0))
       fail("field \"" + f.name + "\": num_frames and frame_step must be > 0");
-    if (f.kind == FieldKind::kAudio && (f.audio.duration_seconds < 0 || f.audio.channels < 0 || f.audio.sample_rate < 0))
+    if (f.kind == FieldKind::kAudio &&
+        (f.audio.duration_seconds < 0 || f.audio.channels < 0 || f.audio.sample_rate < 0))
       fail("field \"" + f.name + "\": duration, channels and sample_rate must be >= 0");
   }
 }
@@ -71,7 +79,8 @@ std::vector<FieldSpec> default_fields() {
 }
 
 std::string LoaderState::to_json() const {
-  return nlohmann::json{{"fingerprint", fingerprint}, {"seed", seed}, {"epoch", epoch}, {"samples_consumed", samples_consumed}}
+  return nlohmann::json{
+      {"fingerprint", fingerprint}, {"seed", seed}, {"epoch", epoch}, {"samples_consumed", samples_consumed}}
       .dump();
 }
 
@@ -102,7 +111,9 @@ struct Run {
   int64_t taken = 0;              // steps given to the consumer
   int64_t next_ordered = 0;       // ordered delivery: the step due next
   int64_t bytes_ready = 0;
+  int64_t batch_bytes = 0;  // the largest batch built so far
   bool stop = false;
+  std::exception_ptr fatal;  // the pipeline itself failed
   std::thread thread;
 };
 
@@ -118,7 +129,7 @@ struct Loader::Impl {
   // Where the next iteration starts (the consumer's view).
   int64_t epoch = 0;
   int64_t next_step = 0;
-  bool epoch_done = false;  // the epoch's last batch was taken; next() reports the end once
+  bool epoch_done = false;                  // the epoch's last batch was taken; next() reports the end once
   std::shared_ptr<const EpochOrder> order;  // of `epoch`
   std::unique_ptr<Run> run;
 
@@ -132,7 +143,8 @@ struct Loader::Impl {
   Impl(DatasetPtr d, LoaderOptions o)
       : dataset(std::move(d)),
         options(std::move(o)),
-        threads(options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+        threads(options.threads > 0 ? options.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
         prefetch(options.prefetch > 0 ? options.prefetch : std::max(2, 2 * threads)),
         arena(threads),
         pool(static_cast<size_t>(prefetch + 2) * options.fields.size() * 2) {}
@@ -175,40 +187,58 @@ struct Loader::Impl {
     run.reset();
   }
 
+  // The pipeline's stages: emit the next step when fewer than `prefetch` batches (and, with
+  // max_bytes_in_flight, fewer bytes than it allows) are in flight; build it (its samples in
+  // parallel); hand it to the consumer.
   void pipeline(Run& r) {
-    tbb::parallel_pipeline(
-        static_cast<size_t>(prefetch),
-        tbb::make_filter<void, Work*>(tbb::filter_mode::serial_in_order,
-                                      [&](tbb::flow_control& fc) -> Work* {
-                                        std::unique_lock lock(r.mutex);
-                                        r.changed.wait(lock, [&] { return r.stop || r.emitted - r.taken - r.first < prefetch; });
-                                        if (r.stop || r.emitted >= r.end) {
-                                          fc.stop();
-                                          return nullptr;
-                                        }
-                                        ++in_flight;
-                                        auto* w = new Work;
-                                        w->step = r.emitted++;
-                                        return w;
-                                      }) &
-            tbb::make_filter<Work*, Work*>(tbb::filter_mode::parallel,
-                                           [&](Work* w) {
-                                             build(r, *w);
-                                             return w;
-                                           }) &
-            tbb::make_filter<Work*, void>(
-                options.ordered ? tbb::filter_mode::serial_in_order : tbb::filter_mode::serial_out_of_order,
-                [&](Work* w) {
-                  std::unique_ptr<Work> owned(w);
-                  {
-                    std::lock_guard lock(r.mutex);
-                    r.bytes_ready += w->bytes;
-                    bytes_ready += w->bytes;
-                    ++ready;
-                    r.ready.emplace(w->step, std::move(*w));
-                  }
-                  r.changed.notify_all();
-                }));
+    using tbb::filter_mode;
+    const filter_mode delivery = options.ordered ? filter_mode::serial_in_order : filter_mode::serial_out_of_order;
+    try {
+      tbb::parallel_pipeline(
+          static_cast<size_t>(prefetch),
+          tbb::make_filter<void, Work*>(filter_mode::serial_in_order, [&](tbb::flow_control& fc) {
+            return emit(r, fc);
+          }) & tbb::make_filter<Work*, Work*>(filter_mode::parallel, [&](Work* w) {
+            build(r, *w);
+            return w;
+          }) & tbb::make_filter<Work*, void>(delivery, [&](Work* w) { deliver(r, std::unique_ptr<Work>(w)); }));
+    } catch (...) {  // out of memory for a Work, or a broken invariant: the consumer rethrows it
+      std::lock_guard lock(r.mutex);
+      r.fatal = std::current_exception();
+    }
+    r.changed.notify_all();
+  }
+
+  bool room_for_another(const Run& r) const {
+    const int64_t in_flight_now = r.emitted - r.taken - r.first;
+    if (in_flight_now >= prefetch) return false;
+    const int64_t limit = options.max_bytes_in_flight;
+    return limit == 0 || in_flight_now == 0 || (in_flight_now + 1) * r.batch_bytes <= limit;
+  }
+
+  Work* emit(Run& r, tbb::flow_control& fc) {
+    std::unique_lock lock(r.mutex);
+    r.changed.wait(lock, [&] { return r.stop || room_for_another(r); });
+    if (r.stop || r.emitted >= r.end) {
+      fc.stop();
+      return nullptr;
+    }
+    auto w = std::make_unique<Work>();
+    w->step = r.emitted++;
+    ++in_flight;
+    return w.release();
+  }
+
+  void deliver(Run& r, std::unique_ptr<Work> w) {
+    {
+      std::lock_guard lock(r.mutex);
+      r.bytes_ready += w->bytes;
+      r.batch_bytes = std::max(r.batch_bytes, w->bytes);
+      bytes_ready += w->bytes;
+      ++ready;
+      r.ready.emplace(w->step, std::move(*w));
+    }
+    r.changed.notify_all();
   }
 
   // One sample: its fields, or an error recorded (kSkip/kReplace) or returned (kRaise).
@@ -330,7 +360,9 @@ struct Loader::Impl {
     {
       const auto wait_start = Clock::now();
       std::unique_lock lock(r.mutex);
-      r.changed.wait(lock, [&] { return options.ordered ? r.ready.count(r.next_ordered) > 0 : !r.ready.empty(); });
+      r.changed.wait(
+          lock, [&] { return r.fatal || (options.ordered ? r.ready.count(r.next_ordered) > 0 : !r.ready.empty()); });
+      if (r.fatal) std::rethrow_exception(r.fatal);
       auto it = options.ordered ? r.ready.find(r.next_ordered) : r.ready.begin();
       w = std::move(it->second);
       r.ready.erase(it);
@@ -364,13 +396,19 @@ struct Loader::Impl {
 Loader::Loader(DatasetPtr dataset, LoaderOptions options) {
   if (!dataset) throw Error(ErrorCode::kInvalidInput, "loader", "no dataset");
   check_options(options);
+  if (options.order.shuffle == Shuffle::kShards && options.order.shard_sizes.empty())
+    options.order.shard_sizes = dataset->shard_sizes();
   impl_ = std::make_unique<Impl>(std::move(dataset), std::move(options));
   impl_->order_of_epoch();  // refuses a partition that starves a rank now, not at the first batch
 }
 
-Loader::~Loader() { impl_->stop(); }
+Loader::~Loader() {
+  impl_->stop();
+}
 
-std::optional<Batch> Loader::next() { return impl_->next(); }
+std::optional<Batch> Loader::next() {
+  return impl_->next();
+}
 
 Loader::Iterator::Iterator(Loader* loader) : loader_(loader) {
   if (loader_) ++*this;
@@ -386,10 +424,16 @@ Loader::Iterator& Loader::Iterator::operator++() {
   return *this;
 }
 
-Loader::Iterator Loader::begin() { return Iterator(this); }
+Loader::Iterator Loader::begin() {
+  return Iterator(this);
+}
 
-int64_t Loader::num_batches() const { return impl_->num_batches(); }
-int64_t Loader::epoch() const { return impl_->epoch; }
+int64_t Loader::num_batches() const {
+  return impl_->num_batches();
+}
+int64_t Loader::epoch() const {
+  return impl_->epoch;
+}
 
 void Loader::set_epoch(int64_t epoch) {
   if (epoch < 0) throw Error(ErrorCode::kInvalidInput, "loader", "epoch must be >= 0");
@@ -434,8 +478,12 @@ std::vector<SkippedSample> Loader::skipped() const {
 std::string Loader::skipped_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const SkippedSample& s : skipped()) {
-    nlohmann::json j{{"epoch", s.epoch},  {"position", s.position},         {"index", s.index},
-                     {"name", s.name},    {"code", std::string(to_string(s.code))}, {"error", s.error}};
+    nlohmann::json j{{"epoch", s.epoch},
+                     {"position", s.position},
+                     {"index", s.index},
+                     {"name", s.name},
+                     {"code", std::string(to_string(s.code))},
+                     {"error", s.error}};
     if (s.replaced_by) j["replaced_by"] = *s.replaced_by;
     list.push_back(std::move(j));
   }

@@ -294,16 +294,21 @@ int64_t ManifestDataset::size() const {
   return static_cast<int64_t>(rows_.size());
 }
 
-Record ManifestDataset::read(int64_t index) const {
+Record ManifestDataset::describe(int64_t index) const {
   detail::check_index(index, size(), manifest_);
   const Row& row = rows_[static_cast<size_t>(index)];
   Record record;
   record.key = row.key;
   record.source = row.path;
-  record.members.push_back(
-      {detail::member_name(fs::path(row.path).filename().string()), options_.storage->read(row.path, options_.limits)});
   record.label = row.label;
   record.annotations = row.annotations;
+  return record;
+}
+
+Record ManifestDataset::read(int64_t index) const {
+  Record record = describe(index);
+  record.members.push_back({detail::member_name(fs::path(record.source).filename().string()),
+                            options_.storage->read(record.source, options_.limits)});
   return record;
 }
 

@@ -18,7 +18,7 @@ namespace {
 }
 
 // What a (seed, epoch) pair keys: the first two outputs of transforms::Rng(seed, epoch), the per-sample
-// seed and the kNative key, so that neither tells anything about the other.
+// seed and the key of kNative and kShards, so that neither tells anything about the other.
 struct EpochKeys {
   uint64_t sample_seed;
   uint64_t native_key;
@@ -38,6 +38,49 @@ uint64_t round_function(uint64_t half, uint64_t key) {
   x ^= x >> 33;
   x *= 0xc4ceb9fe1a85ec53ull;
   return x ^ (x >> 33);
+}
+
+// Shuffle::kShards: the shards in random order, each front to back, through a shuffle buffer.
+std::vector<int64_t> shard_sequence(int64_t dataset_size, const OrderOptions& options, uint64_t key) {
+  const std::vector<int64_t>& sizes = options.shard_sizes;
+  if (sizes.empty()) invalid("Shuffle::kShards without shard sizes (the dataset is not made of shards)");
+  if (options.shuffle_buffer < 1) invalid("shuffle_buffer must be >= 1, not " + std::to_string(options.shuffle_buffer));
+  std::vector<int64_t> starts;
+  int64_t total = 0;
+  for (const int64_t n : sizes) {
+    if (n < 0) invalid("a shard of negative size (" + std::to_string(n) + ")");
+    starts.push_back(total);
+    total += n;
+  }
+  if (total != dataset_size)
+    invalid("the shard sizes add up to " + std::to_string(total) + ", not the dataset's " +
+            std::to_string(dataset_size));
+  transforms::Rng rng(key);
+  std::vector<size_t> shards(sizes.size());
+  for (size_t i = 0; i < shards.size(); ++i) shards[i] = i;
+  for (size_t i = shards.size(); i > 1; --i) std::swap(shards[i - 1], shards[rng.integer(0, static_cast<int64_t>(i))]);
+
+  std::vector<int64_t> out, buffer;
+  out.reserve(static_cast<size_t>(dataset_size));
+  const auto capacity = static_cast<size_t>(options.shuffle_buffer);
+  for (const size_t s : shards) {
+    for (int64_t index = starts[s]; index < starts[s] + sizes[s]; ++index) {
+      if (buffer.size() < capacity) {
+        buffer.push_back(index);
+        continue;
+      }
+      int64_t& slot = buffer[rng.integer(0, static_cast<int64_t>(capacity))];
+      out.push_back(slot);
+      slot = index;
+    }
+  }
+  while (!buffer.empty()) {
+    int64_t& slot = buffer[rng.integer(0, static_cast<int64_t>(buffer.size()))];
+    out.push_back(slot);
+    slot = buffer.back();
+    buffer.pop_back();
+  }
+  return out;
 }
 
 }  // namespace
@@ -129,6 +172,9 @@ EpochOrder::EpochOrder(int64_t dataset_size, const OrderOptions& options, int64_
       }
     }
     length_ = static_cast<int64_t>(sequence_.size());
+  } else if (shuffle_ == Shuffle::kShards) {
+    sequence_ = shard_sequence(dataset_size, options, epoch_keys(options.seed, epoch).native_key);
+    length_ = dataset_size;
   } else if (shuffle_ == Shuffle::kNone || shuffle_ == Shuffle::kTorch || shuffle_ == Shuffle::kNative) {
     length_ = dataset_size;
   } else {
@@ -158,7 +204,8 @@ int64_t EpochOrder::base(int64_t index) const {
     case Shuffle::kNone: return index;
     case Shuffle::kNative: return native_(index);
     case Shuffle::kTorch:
-    case Shuffle::kCustom: return sequence_[static_cast<size_t>(index)];
+    case Shuffle::kCustom:
+    case Shuffle::kShards: return sequence_[static_cast<size_t>(index)];
   }
   return index;  // unreachable: the constructor refuses other values
 }

@@ -199,6 +199,19 @@ TEST(ByteSourceTest, FromVectorOwnsWithoutCopying) {
   EXPECT_EQ(ByteSource::from_vector({}).size(), 0u);
 }
 
+TEST(ByteSourceTest, RenamedSharesTheBytes) {
+  const std::vector<uint8_t> expected = pseudo_random_bytes(300, 12);
+  ByteSource renamed;
+  {
+    const ByteSource src = ByteSource::from_vector(expected, "shard.tar");
+    renamed = src.renamed("shard.tar:key.jpg");
+    EXPECT_EQ(renamed.data(), src.data());
+    EXPECT_EQ(src.name(), "shard.tar");
+  }
+  EXPECT_EQ(renamed.name(), "shard.tar:key.jpg");
+  EXPECT_EQ(to_vector(renamed), expected);  // still owned after the original went away
+}
+
 TEST(ByteSourceTest, DefaultIsEmpty) {
   const ByteSource src;
   EXPECT_EQ(src.size(), 0u);

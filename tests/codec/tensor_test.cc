@@ -601,3 +601,43 @@ TEST(TensorTest, SharedStorageAcrossThreadsIsReleasedOnce) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+TEST(TensorCacheTest, LargeStorageIsReusedAndReleasedOnRequest) {
+  release_cached_memory();
+  const void* first = nullptr;
+  {
+    const Tensor a = Tensor::empty({1000, 1000}, DType::kUInt8);  // 1 MB: cached when freed
+    first = a.data();
+  }
+  if (kAsan) {  // ASan: nothing is kept, so that a use after free is still reported
+    EXPECT_EQ(release_cached_memory(), 0u);
+    return;
+  }
+  {
+    // A size of the same class (1,000,000 and 1,040,000 bytes both round up to 1,048,576) reuses it.
+    const Tensor b = Tensor::empty({1040000}, DType::kUInt8);
+    EXPECT_EQ(b.data(), first);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % kTensorAlignment, 0u);
+  }
+  const Tensor small = Tensor::empty({1000}, DType::kUInt8);  // below 64 KiB: never cached
+  EXPECT_GE(release_cached_memory(), size_t{1000000});
+  EXPECT_EQ(release_cached_memory(), 0u);
+}
+
+}  // namespace
+}  // namespace loom

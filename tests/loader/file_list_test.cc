@@ -162,6 +162,24 @@ TEST(ScanFilesTest, SymlinkLoopIsNotFollowedByDefault) {
   EXPECT_EQ(relatives(scan_files(dir / "data")), std::vector<std::string>{"x.jpg"});
 }
 
+// Followed, a loop would list the same files again at every level until the path is too long: it is
+// refused, naming the symlink that closes it. A folder reached twice by different paths is not a loop.
+TEST(ScanFilesTest, FollowedSymlinkLoopIsRefused) {
+  TempDir dir;
+  touch(dir / "data" / "a" / "x.jpg");
+  fs::create_directory_symlink(dir / "data", dir / "data" / "a" / "up");
+  ScanOptions follow;
+  follow.follow_symlinks = true;
+  const Error e = loom::test::error_of([&] { scan_files(dir / "data", follow); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
+  EXPECT_EQ(e.input(), (dir / "data" / "a" / "up").string());
+  EXPECT_NE(std::string(e.what()).find("symlink loop"), std::string::npos) << e.what();
+
+  fs::remove(dir / "data" / "a" / "up");
+  fs::create_directory_symlink(dir / "data" / "a", dir / "data" / "b");
+  EXPECT_EQ(relatives(scan_files(dir / "data", follow)), (std::vector<std::string>{"a/x.jpg", "b/x.jpg"}));
+}
+
 TEST(ScanFilesTest, SortsWithinFoldersByName) {
   TempDir dir;
   for (const char* rel : {"b/2.jpg", "b/10.jpg", "a/z.jpg", "A/y.jpg", "c.jpg", "B.jpg"}) touch(dir / rel);

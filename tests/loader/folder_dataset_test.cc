@@ -145,6 +145,24 @@ TEST_F(FolderTreeTest, ListsAsImageFolderDoes) {
   EXPECT_EQ(keys, want_keys);
 }
 
+// find_classes is ImageFolder's class list (hidden and symlinked class folders included) whatever the
+// folders hold; FolderDataset refuses what ImageFolder refuses on top of it.
+TEST_F(FolderTreeTest, FindClassesIsImageFoldersClassList) {
+  EXPECT_EQ(find_classes(root()), torchvision_listings({root()})[0]["classes"].get<std::vector<std::string>>());
+  fs::create_directories(root() / "empty");
+  const std::vector<std::string> with_empty = {".hidden_class", "a", "a-c", "b", "c", "d", "empty", "\xc3\xbc"};
+  EXPECT_EQ(find_classes(root()), with_empty);
+  EXPECT_EQ(error_of([&] { FolderDataset::open(root()); }).code(), ErrorCode::kInvalidInput);
+
+  TempDir loose;
+  file(loose / "1.jpg");
+  fs::create_symlink(loose / "missing", loose / "broken");
+  EXPECT_TRUE(find_classes(loose.path()).empty());
+  const Error absent = error_of([&] { find_classes(loose / "missing"); });
+  EXPECT_EQ(absent.code(), ErrorCode::kIo);
+  EXPECT_EQ(absent.input(), (loose / "missing").string());
+}
+
 TEST_F(FolderTreeTest, RecordsCarryKeyFileMemberAndLabel) {
   const auto dataset = FolderDataset::open(root());
   int64_t checked = 0;

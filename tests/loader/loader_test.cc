@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/vision/image.h"
 #include "test_media.h"
@@ -28,8 +29,8 @@ Tensor synthetic_image(int64_t h, int64_t w, int seed) {
   for (int64_t c = 0; c < 3; ++c)
     for (int64_t y = 0; y < h; ++y)
       for (int64_t x = 0; x < w; ++x)
-        p[(c * h + y) * w + x] = static_cast<uint8_t>(
-            127 + 60 * std::sin(0.05 * x + 0.3 * c + seed) + 60 * std::cos(0.037 * y + 0.11 * seed * c));
+        p[(c * h + y) * w + x] = static_cast<uint8_t>(127 + 60 * std::sin(0.05 * x + 0.3 * c + seed) +
+                                                      60 * std::cos(0.037 * y + 0.11 * seed * c));
   return t;
 }
 
@@ -155,6 +156,22 @@ TEST(Loader, BatchBuffersAreReused) {
   EXPECT_LE(buffers.size(), 6u);  // prefetch + the batch held + the pool's slack, not 30
 }
 
+TEST(Loader, ABytesBudgetBoundsTheBatchesInFlight) {
+  LoaderOptions o = training_options(2);
+  o.prefetch = 8;
+  o.max_bytes_in_flight = 1;  // less than one batch: one at a time
+  Loader loader(kData, o);
+  std::vector<Snapshot> batches;
+  while (auto b = loader.next()) {
+    const LoaderStats s = loader.stats();
+    EXPECT_LE(s.batches_in_flight, 1);
+    EXPECT_LE(s.ready_batches, 1);
+    batches.push_back(snapshot(*b));
+  }
+  Loader unbounded(kData, training_options(2));
+  EXPECT_EQ(batches, drain(unbounded));
+}
+
 TEST(Loader, ResumeGivesTheRemainingBatchesAlsoOnAnotherThreadCount) {
   Loader full(kData, training_options(2));
   const auto all = drain(full);
@@ -257,7 +274,7 @@ LoaderOptions sequential(ErrorPolicy policy) {
 
 TEST(LoaderErrors, RaiseNamesTheSampleAfterTheBatchesBeforeIt) {
   Loader loader(kCorrupt, sequential(ErrorPolicy::kRaise));
-  EXPECT_EQ(loader.next()->step, 0);  // samples 0..3
+  EXPECT_EQ(loader.next()->step, 0);                 // samples 0..3
   const Error e = error_of([&] { loader.next(); });  // 4..7 holds 5
   EXPECT_EQ(e.input(), "synthetic:s5");
   EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
@@ -275,7 +292,8 @@ TEST(LoaderErrors, SkipDropsTheSampleAndKeepsEveryOtherDraw) {
   std::vector<int64_t> sizes;
   for (const Batch& b : loader) {
     sizes.push_back(b.size());
-    for (int64_t i = 0; i < b.size(); ++i) EXPECT_EQ(bytes_of(b["image"].tensor.select(0, i)), expected[b.positions[i]]);
+    for (int64_t i = 0; i < b.size(); ++i)
+      EXPECT_EQ(bytes_of(b["image"].tensor.select(0, i)), expected[b.positions[i]]);
   }
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 2, 4, 3, 4}));
   const auto skipped = loader.skipped();
@@ -332,6 +350,31 @@ TEST(LoaderCollate, VariableSizesBecomeListsOrPaddedBatches) {
   EXPECT_EQ(bytes_of(t.select(0, 1).slice(1, 0, 67).slice(2, 0, 85)), bytes_of(a["image"].list[1]));
 }
 
+TEST(LoaderFields, NormalizingWhileCollatingEqualsAFinalNormalize) {
+  const std::vector<float> mean{0.485f, 0.456f, 0.406f}, std{0.229f, 0.224f, 0.225f};
+  LoaderOptions fused = training_options(2);
+  fused.fields[0].image.decode.layout = Layout::kHWC;
+  fused.fields[0].image.normalize = ImageField::Normalization{mean, std, Layout::kCHW};
+  LoaderOptions separate = training_options(2);
+  separate.fields[0].image.decode.layout = Layout::kHWC;
+  separate.fields[0].image.transform = std::make_shared<transforms::Compose>(std::vector<transforms::TransformPtr>{
+      separate.fields[0].image.transform, std::make_shared<transforms::Normalize>(mean, std, Layout::kCHW)});
+  Loader a(kData, fused), b(kData, separate);
+  const Batch x = *a.next(), y = *b.next();
+  const Tensor& t = x["image"].tensor;
+  EXPECT_EQ(std::vector<int64_t>(t.shape().begin(), t.shape().end()), (std::vector<int64_t>{4, 3, 32, 32}));
+  EXPECT_EQ(t.dtype(), DType::kFloat32);
+  EXPECT_EQ(bytes_of(t), bytes_of(y["image"].tensor));
+
+  // Images of different sizes (no crop): normalized one by one into a list.
+  fused.fields[0].image.crop = nullptr;
+  Loader lists(kData, fused);
+  const Batch z = *lists.next();
+  ASSERT_EQ(z["image"].list.size(), 4u);
+  EXPECT_EQ(z["image"].list[1].dtype(), DType::kFloat32);
+  EXPECT_EQ(z["image"].list[1].size(0), 3);  // CHW
+}
+
 TEST(LoaderFields, AnnotationsAndBytes) {
   LoaderOptions o;
   o.batch_size = 3;
@@ -363,9 +406,14 @@ TEST(LoaderOptionsCheck, BadOptionsAreRefused) {
   };
   EXPECT_EQ(code([](LoaderOptions& o) { o.batch_size = 0; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.threads = -1; }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(code([](LoaderOptions& o) { o.max_bytes_in_flight = -1; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields.clear(); }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields[1].name = "image"; }), ErrorCode::kInvalidInput);
   EXPECT_EQ(code([](LoaderOptions& o) { o.fields[0].image.decode_crop = true; }), ErrorCode::kInvalidInput);
+  EXPECT_EQ(code([](LoaderOptions& o) {
+              o.fields[0].image.normalize = ImageField::Normalization{{0.5f}, {0.0f}};
+            }),
+            ErrorCode::kInvalidInput);
   // 37 samples cannot give 64 ranks one each with drop_last.
   EXPECT_EQ(code([](LoaderOptions& o) {
               o.order.world_size = 64;

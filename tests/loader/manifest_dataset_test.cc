@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "loom/codec/error.h"
@@ -251,21 +252,32 @@ TEST(ManifestDatasetTest, FormatComesFromTheExtension) {
 
 TEST(ManifestDatasetTest, FilesAreReadOnlyByRead) {
   InMemory m;
-  const auto dataset = m.open("m.jsonl", "{\"path\": \"later.jpg\"}\n");
+  const auto dataset = m.open("sets/m.jsonl", "{\"path\": \"later.jpg\", \"label\": 4, \"boxes\": [[1, 2, 3, 4]]}\n");
   const Error missing = error_of([&] { dataset->read(0); });
   EXPECT_EQ(missing.code(), ErrorCode::kIo);
-  EXPECT_EQ(missing.input(), "later.jpg");
-  m.storage->put("later.jpg", {1, 2});
-  EXPECT_EQ(dataset->read(0).members[0].bytes.size(), 2u);
+  EXPECT_EQ(missing.input(), "sets/later.jpg");
+  // describe() is the record less its member, from the manifest alone.
+  const Record described = dataset->describe(0);
+  EXPECT_EQ(described.key, "later.jpg");
+  EXPECT_EQ(described.source, "sets/later.jpg");
+  EXPECT_EQ(described.label, 4);
+  EXPECT_EQ(described.annotations, "{\"boxes\":[[1,2,3,4]]}");
+  EXPECT_TRUE(described.members.empty());
+  EXPECT_EQ(error_of([&] { dataset->describe(1); }).code(), ErrorCode::kInvalidInput);
+  m.storage->put("sets/later.jpg", {1, 2});
+  const Record read = dataset->read(0);
+  EXPECT_EQ(read.members[0].bytes.size(), 2u);
+  EXPECT_EQ(std::tie(read.key, read.source, read.label, read.annotations),
+            std::tie(described.key, described.source, described.label, described.annotations));
 
   // The limits bound the manifest and each file.
-  m.storage->put("later.jpg", std::vector<uint8_t>(2000, 7));
+  m.storage->put("sets/later.jpg", std::vector<uint8_t>(2000, 7));
   ManifestOptions limited = m.options();
   limited.limits.max_bytes = 100;
-  const auto bounded = ManifestDataset::open("m.jsonl", limited);
+  const auto bounded = ManifestDataset::open("sets/m.jsonl", limited);
   EXPECT_EQ(error_of([&] { bounded->read(0); }).code(), ErrorCode::kLimitExceeded);
   limited.limits.max_bytes = 10;
-  EXPECT_EQ(error_of([&] { ManifestDataset::open("m.jsonl", limited); }).code(), ErrorCode::kLimitExceeded);
+  EXPECT_EQ(error_of([&] { ManifestDataset::open("sets/m.jsonl", limited); }).code(), ErrorCode::kLimitExceeded);
 }
 
 TEST(ManifestDatasetTest, MissingManifestIsIo) {

@@ -348,5 +348,69 @@ TEST(SampleSeedTest, IsAFixedMixOfSeedAndEpoch) {
   EXPECT_LT(flipped, 48);
 }
 
+// Shards of 5, 0, 7, 3 and 9 samples (indices 0-4, 5-11, 12-14, 15-23).
+OrderOptions shard_options(int64_t buffer) {
+  OrderOptions o;
+  o.shuffle = Shuffle::kShards;
+  o.seed = 9;
+  o.shard_sizes = {5, 0, 7, 3, 9};
+  o.shuffle_buffer = buffer;
+  return o;
+}
+
+int64_t shard_of(int64_t index) {
+  return index < 5 ? 0 : index < 12 ? 2 : index < 15 ? 3 : 4;
+}
+
+TEST(ShardOrderTest, WithoutABufferShardsComeWholeAndInOrderInARandomShardOrder) {
+  const EpochOrder order(24, shard_options(1), 0);
+  std::vector<int64_t> seq = order.indices(0);
+  ASSERT_EQ(seq.size(), 24u);
+  std::vector<int64_t> shards;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    if (i == 0 || shard_of(seq[i]) != shard_of(seq[i - 1]))
+      shards.push_back(shard_of(seq[i]));
+    else
+      EXPECT_EQ(seq[i], seq[i - 1] + 1);  // front to back within a shard
+  }
+  EXPECT_EQ(std::set<int64_t>(shards.begin(), shards.end()).size(), shards.size());  // each shard once
+  EXPECT_EQ(shards.size(), 4u);
+  // Other epochs order the shards differently (at least one of the next few).
+  bool differs = false;
+  for (int64_t e = 1; e < 6; ++e) differs |= EpochOrder(24, shard_options(1), e).indices(0) != seq;
+  EXPECT_TRUE(differs);
+}
+
+TEST(ShardOrderTest, TheBufferShufflesWithinItsReachAndKeepsAPermutation) {
+  for (const int64_t buffer : {2, 4, 8, 100}) {
+    const EpochOrder order(24, shard_options(buffer), 3);
+    const EpochOrder shards_only(24, shard_options(1), 3);
+    std::vector<int64_t> seq = order.indices(0), input = shards_only.indices(0);
+    EXPECT_EQ(seq, EpochOrder(24, shard_options(buffer), 3).indices(0));  // a pure function
+    std::vector<int64_t> sorted = seq;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t i = 0; i < 24; ++i) EXPECT_EQ(sorted[i], i) << "buffer " << buffer;
+    // A sample leaves the buffer only after it was read: its position in the output is at least its
+    // position in the shard order minus (buffer - 1).
+    for (size_t p = 0; p < seq.size(); ++p) {
+      const auto q = std::find(input.begin(), input.end(), seq[p]) - input.begin();
+      EXPECT_LE(q, static_cast<std::ptrdiff_t>(p) + buffer - 1) << "buffer " << buffer;
+    }
+    if (buffer > 1) EXPECT_NE(seq, input);
+  }
+}
+
+TEST(ShardOrderTest, RefusesSizesThatDoNotDescribeTheDataset) {
+  OrderOptions o = shard_options(4);
+  EXPECT_EQ(error_of([&] { EpochOrder(25, o, 0); }).code(), ErrorCode::kInvalidInput);
+  o.shard_sizes.clear();
+  EXPECT_NE(std::string(error_of([&] { EpochOrder(24, o, 0); }).what()).find("shard sizes"), std::string::npos);
+  o = shard_options(0);
+  EXPECT_EQ(error_of([&] { EpochOrder(24, o, 0); }).code(), ErrorCode::kInvalidInput);
+  o = shard_options(4);
+  o.shard_sizes[1] = -1;
+  EXPECT_EQ(error_of([&] { EpochOrder(24, o, 0); }).code(), ErrorCode::kInvalidInput);
+}
+
 }  // namespace
 }  // namespace loom::loader

@@ -229,6 +229,20 @@ TEST(ColorOps, NormalizeChangesLayoutInOnePass) {
   EXPECT_EQ(want.data<float>()[17 * 23 + 5], (x * static_cast<float>(1.0 / 255.0) - 0.5f) / 0.3f);
 }
 
+TEST(ColorOps, NormalizeIntoWritesTheSameValuesIntoAGivenSlot) {
+  const Tensor image = random_image(3, 17, 23, DType::kUInt8, 4);
+  const std::vector<float> mean{0.1f, 0.5f, 0.9f}, std{0.2f, 0.3f, 0.4f};
+  const Tensor batch = Tensor::zeros({2, 3, 17, 23}, DType::kFloat32);
+  normalize_into(hwc(image), batch.select(0, 1), mean, std, {Layout::kHWC, Layout::kCHW});
+  EXPECT_EQ(compare(batch.select(0, 1), normalize(image, mean, std)).max_abs, 0.0);
+  EXPECT_EQ(compare(batch.select(0, 0), Tensor::zeros({3, 17, 23}, DType::kFloat32)).max_abs, 0.0);  // untouched
+  auto code = [&](const Tensor& out) { return test::error_code_of([&] { normalize_into(image, out, mean, std); }); };
+  EXPECT_EQ(code(Tensor::empty({3, 17, 22}, DType::kFloat32)), ErrorCode::kInvalidInput);                     // shape
+  EXPECT_EQ(code(Tensor::empty({3, 17, 23}, DType::kUInt8)), ErrorCode::kInvalidInput);                       // dtype
+  EXPECT_EQ(code(Tensor::empty({3, 23, 17}, DType::kFloat32).permute({0, 2, 1})), ErrorCode::kInvalidInput);  // strided
+  EXPECT_EQ(code(Tensor()), ErrorCode::kInvalidInput);
+}
+
 TEST(ColorOps, ToDtypeIntegerAndFloatConversions) {
   Tensor u8 = Tensor::empty({1, 1, 4}, DType::kUInt8);
   const uint8_t v[4] = {0, 1, 128, 255};

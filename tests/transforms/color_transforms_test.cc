@@ -76,6 +76,13 @@ TEST(ColorTransforms, BlurGrayscaleNormalizeNoiseAndDtypeObjects) {
     Normalize({0.5f}, {0.25f}).apply(sample, rng);
     EXPECT_EQ(sample.image.size(2), 3);
     EXPECT_EQ(compare(chw(sample.image), normalize(image, {0.5f}, {0.25f})).max_abs, 0.0);
+    // HWC in, CHW out: the same values, and the sample now says CHW.
+    Sample to_chw{hwc(image), Layout::kHWC};
+    Normalize({0.5f}, {0.25f}, Layout::kCHW).apply(to_chw, rng);
+    EXPECT_EQ(to_chw.layout, Layout::kCHW);
+    EXPECT_EQ(compare(to_chw.image, normalize(image, {0.5f}, {0.25f})).max_abs, 0.0);
+    EXPECT_EQ(Normalize({0.5f}, {0.25f}, Layout::kCHW).describe(),
+              "Normalize(mean=[0.5], std=[0.25], output_layout=CHW)");
     Sample gray{image};
     Grayscale(1).apply(gray, rng);
     EXPECT_EQ(gray.image.size(0), 1);

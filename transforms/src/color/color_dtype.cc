@@ -1,5 +1,6 @@
 // to_dtype (torchvision v2 ToDtype) and normalize (ToDtype(float32, scale=True) + Normalize fused).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include "color/color_kernels.h"
 #include "core/image_check.h"
 #include "loom/codec/error.h"
+#include "loom/codec/size.h"
 #include "loom/transforms/color.h"
 
 namespace loom::transforms {
@@ -93,8 +95,11 @@ Tensor to_dtype(const Tensor& image, DType dtype, bool scale, Layout layout) {
   return out;
 }
 
-Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
-                 const NormalizeOptions& options) {
+namespace {
+
+// Checks `image` and the per-channel values; returns the image's height and width and fills m and s.
+Size check_normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
+                     const NormalizeOptions& options, std::vector<float>& m, std::vector<float>& s) {
   const char* op = "normalize";
   const int64_t c =
       check_image(image, options.input_layout, op, {DType::kUInt8, DType::kFloat32}, Channels::at_least(1)).channels;
@@ -104,22 +109,31 @@ Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std:
                   fmt::format("mean and std need 1 or {} values (one per channel), got {}", c, v->size()));
     }
   }
-  std::vector<float> m(static_cast<size_t>(c)), s(static_cast<size_t>(c));
+  m.resize(static_cast<size_t>(c));
+  s.resize(static_cast<size_t>(c));
   for (int64_t i = 0; i < c; ++i) {
     m[i] = mean.size() == 1 ? mean[0] : mean[i];
     s[i] = std.size() == 1 ? std[0] : std[i];
     if (s[i] == 0.0f) throw Error(ErrorCode::kInvalidInput, op, fmt::format("std[{}] is 0", i));
   }
-  const Tensor src = image.contiguous();
   const bool hwc_in = options.input_layout == Layout::kHWC;
-  const bool hwc_out = options.output_layout == Layout::kHWC;
-  const int64_t h = src.size(hwc_in ? 0 : 1), w = src.size(hwc_in ? 1 : 2);
-  Tensor out = hwc_out ? Tensor::empty({h, w, c}, DType::kFloat32) : Tensor::empty({c, h, w}, DType::kFloat32);
+  return {image.size(hwc_in ? 0 : 1), image.size(hwc_in ? 1 : 2)};
+}
+
+std::vector<int64_t> normalized_shape(Size size, int64_t channels, Layout layout) {
+  if (layout == Layout::kHWC) return {size.height, size.width, channels};
+  return {channels, size.height, size.width};
+}
+
+void normalize_checked(const Tensor& image, const Tensor& out, const std::vector<float>& m, const std::vector<float>& s,
+                       Size size, const NormalizeOptions& options) {
+  const Tensor src = image.contiguous();
+  const int64_t c = static_cast<int64_t>(m.size());
   NormalizeJob job;
-  job.pixels = h * w;
+  job.pixels = size.height * size.width;
   job.channels = static_cast<int>(c);
-  job.src_interleaved = hwc_in && c > 1;
-  job.dst_interleaved = hwc_out && c > 1;
+  job.src_interleaved = options.input_layout == Layout::kHWC && c > 1;
+  job.dst_interleaved = options.output_layout == Layout::kHWC && c > 1;
   job.mean = m.data();
   job.std = s.data();
   if (src.dtype() == DType::kUInt8) {
@@ -127,7 +141,32 @@ Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std:
   } else {
     normalize_f32(src.data<float>(), out.data<float>(), job);
   }
+}
+
+}  // namespace
+
+Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
+                 const NormalizeOptions& options) {
+  std::vector<float> m, s;
+  const Size size = check_normalize(image, mean, std, options, m, s);
+  Tensor out =
+      Tensor::empty(normalized_shape(size, static_cast<int64_t>(m.size()), options.output_layout), DType::kFloat32);
+  normalize_checked(image, out, m, s, size, options);
   return out;
+}
+
+void normalize_into(const Tensor& image, const Tensor& out, const std::vector<float>& mean,
+                    const std::vector<float>& std, const NormalizeOptions& options) {
+  std::vector<float> m, s;
+  const Size size = check_normalize(image, mean, std, options, m, s);
+  const std::vector<int64_t> shape = normalized_shape(size, static_cast<int64_t>(m.size()), options.output_layout);
+  if (!out.defined() || !out.device().is_cpu() || out.dtype() != DType::kFloat32 || !out.is_contiguous() ||
+      !std::ranges::equal(out.shape(), shape)) {
+    throw Error(
+        ErrorCode::kInvalidInput, "normalize",
+        fmt::format("the output must be a contiguous float32 CPU tensor of shape [{}]", fmt::join(shape, ", ")));
+  }
+  normalize_checked(image, out, m, s, size, options);
 }
 
 }  // namespace loom::transforms

@@ -50,7 +50,8 @@ std::string ToDtype::describe() const {
   return fmt::format("ToDtype(dtype={}, scale={})", to_string(dtype_), scale_);
 }
 
-Normalize::Normalize(std::vector<float> mean, std::vector<float> std) : mean_(std::move(mean)), std_(std::move(std)) {
+Normalize::Normalize(std::vector<float> mean, std::vector<float> std, std::optional<Layout> output_layout)
+    : mean_(std::move(mean)), std_(std::move(std)), output_layout_(output_layout) {
   if (mean_.empty() || std_.empty())
     throw Error(ErrorCode::kInvalidInput, "Normalize", "mean and std must not be empty");
   for (float s : std_) {
@@ -58,10 +59,14 @@ Normalize::Normalize(std::vector<float> mean, std::vector<float> std) : mean_(st
   }
 }
 void Normalize::apply(Sample& sample, Rng&) const {
-  sample.image = normalize(sample.image, mean_, std_, {sample.layout, sample.layout});
+  const Layout out = output_layout_.value_or(sample.layout);
+  sample.image = normalize(sample.image, mean_, std_, {sample.layout, out});
+  sample.layout = out;
 }
 std::string Normalize::describe() const {
-  return fmt::format("Normalize(mean={}, std={})", join(mean_), join(std_));
+  if (!output_layout_) return fmt::format("Normalize(mean={}, std={})", join(mean_), join(std_));
+  return fmt::format("Normalize(mean={}, std={}, output_layout={})", join(mean_), join(std_),
+                     *output_layout_ == Layout::kCHW ? "CHW" : "HWC");
 }
 
 Grayscale::Grayscale(int num_output_channels) : num_output_channels_(num_output_channels) {

@@ -28,6 +28,10 @@ class ByteSource {
   // Takes ownership of `bytes`.
   static ByteSource from_vector(std::vector<uint8_t> bytes, std::string name = "<memory>");
 
+  // The same bytes (shared, not copied) under another name: a part of a larger object named for
+  // messages ("shard.tar:key.jpg").
+  ByteSource renamed(std::string name) const;
+
   const uint8_t* data() const { return bytes_.data(); }
   size_t size() const { return bytes_.size(); }
   std::span<const uint8_t> bytes() const { return bytes_; }

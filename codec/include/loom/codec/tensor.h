@@ -80,6 +80,13 @@ inline constexpr int kMaxDims = 5;
 // Alignment of the storage that Tensor::empty allocates.
 inline constexpr size_t kTensorAlignment = 64;
 
+// Tensor::empty keeps the storage of freed tensors of 64 KiB and more for reuse (rounded up to a size
+// class, at most 12.5% larger), up to LOOM_TENSOR_CACHE_MB MiB in all (default 256; 0 disables it), so
+// that tensors made over and over in a loop reuse memory already mapped instead of faulting in fresh
+// pages. release_cached_memory() frees what is kept now and returns its size in bytes (as
+// torch.cuda.empty_cache does for its cache). Thread safe.
+size_t release_cached_memory() noexcept;
+
 class Tensor {
  public:
   // Called once with the data pointer when the last view of borrowed storage goes away.

@@ -58,6 +58,9 @@ class Dataset {
   // Identifies the listing (names, sizes and order of the records): two datasets with the same
   // fingerprint give the same records at the same indices. Resumable state carries it.
   virtual uint64_t fingerprint() const = 0;
+  // For datasets stored as shards: the number of records of each shard, in index order (shard 0 holds
+  // indices 0 .. sizes[0]-1, ...), for Shuffle::kShards. Empty (the default): not sharded.
+  virtual std::vector<int64_t> shard_sizes() const { return {}; }
 };
 
 using DatasetPtr = std::shared_ptr<const Dataset>;
@@ -69,10 +72,17 @@ struct FolderOptions {
   Limits limits;  // for reading each file
 };
 
+// The class folders of an ImageFolder root, as torchvision.datasets.folder.find_classes(root) finds
+// them: the names of root's entries that are folders (symlinks to folders and hidden folders
+// included), sorted by name as byte strings (Python's order for UTF-8 names); a class's index is its
+// position. Empty when there is none (find_classes raises FileNotFoundError then; FolderDataset::open
+// refuses it). Error(kIo) naming root when it cannot be listed. The one definition of ImageFolder's
+// class indices: FolderDataset and `loom pack` both use it.
+std::vector<std::string> find_classes(const std::filesystem::path& root);
+
 // root/<class>/**/<file>, listed as torchvision.datasets.ImageFolder(root, extensions) lists it, so
 // indices and labels equal ImageFolder's:
-// - the classes are root's entries that are folders (symlinks to folders and hidden folders too),
-//   sorted by name; a class's index is its position in classes();
+// - the classes are find_classes(root); a class's index is its position in classes();
 // - class by class, each class folder is walked following symlinked folders (os.walk(followlinks=True)),
 //   its folders taken in the order of their paths as strings and each folder's files in the order of
 //   their names;
@@ -155,6 +165,10 @@ class ManifestDataset final : public Dataset {
   Record read(int64_t index) const override;
   std::string name(int64_t index) const override;
   uint64_t fingerprint() const override;
+
+  // Record `index` as read() gives it but without its member: key, source, label and annotations,
+  // from the manifest alone (the file is not opened). Error(kInvalidInput) for an index out of range.
+  Record describe(int64_t index) const;
 
   const std::vector<std::string>& classes() const { return classes_; }
 

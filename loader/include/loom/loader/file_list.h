@@ -27,7 +27,8 @@ struct ScanOptions {
 // Lists `input`: itself when it is a file, else every matching file below it, recursively, sorted by
 // relative path compared folder by folder (std::filesystem::path order: "a/c.jpg" < "a-b.jpg"), so
 // that runs are reproducible. Throws loom::Error(kIo) naming `input` when
-// it does not exist or a folder below it cannot be read.
+// it does not exist or a folder below it cannot be read; with follow_symlinks, Error(kInvalidInput)
+// naming the symlink that closes a loop (a folder that is its own ancestor).
 std::vector<FileEntry> scan_files(const std::filesystem::path& input, const ScanOptions& options = {});
 
 // Extensions of the image formats loom recognises (".jpg", ".jpeg", ".png", ".webp", ...), for

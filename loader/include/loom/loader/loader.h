@@ -77,6 +77,15 @@ struct ImageField {
   // Applied after the crop, to a transforms::Sample holding the image (layout from decode.layout) and
   // the record's "boxes" / "keypoints" annotations when boxes_format is set.
   transforms::TransformPtr transform;
+  // When set, the image (uint8 or float32, as the transforms leave it) becomes float32
+  // (x / 255 - mean) / std in `layout` while it is collated, written straight into the batch: the
+  // values of a final transforms::Normalize (bit for bit), without a float32 copy per sample. Lists
+  // and padded batches normalize each image on its own.
+  struct Normalization {
+    std::vector<float> mean, std;  // 1 value or one per channel
+    Layout layout = Layout::kCHW;
+  };
+  std::optional<Normalization> normalize;
   // When set, annotations {"boxes": [[...], ...]} of this format (and {"keypoints": [[x, y], ...]})
   // travel with the image through the transforms and are returned as the fields "<name>.boxes" and
   // "<name>.keypoints" (lists; float32).
@@ -122,6 +131,9 @@ struct LoaderOptions {
   std::vector<FieldSpec> fields = default_fields();
   int threads = 0;   // oneTBB threads; 0: one per core
   int prefetch = 0;  // batches built ahead of the consumer; 0: 2 per thread (at least 2)
+  // When > 0, fewer batches are built ahead when their bytes (the largest batch so far, times the
+  // batches in flight) would pass this; one batch is always allowed.
+  int64_t max_bytes_in_flight = 0;
   bool ordered = true;  // deliver batches in order; false: as they finish (state() is then refused mid-epoch)
   ErrorPolicy on_error = ErrorPolicy::kRaise;
   int max_replacements = 16;  // kReplace: samples tried after a failure before the failure is raised
@@ -137,10 +149,10 @@ struct BatchField {
 
 struct Batch {
   int64_t epoch = 0;
-  int64_t step = 0;                  // this rank's batch number within the epoch
-  std::vector<int64_t> positions;    // global positions of the samples, in batch order
-  std::vector<int64_t> indices;      // their dataset indices
-  std::vector<std::string> keys;     // their record keys
+  int64_t step = 0;                // this rank's batch number within the epoch
+  std::vector<int64_t> positions;  // global positions of the samples, in batch order
+  std::vector<int64_t> indices;    // their dataset indices
+  std::vector<std::string> keys;   // their record keys
   std::vector<std::pair<std::string, BatchField>> fields;
 
   int64_t size() const { return static_cast<int64_t>(positions.size()); }
@@ -151,7 +163,7 @@ struct Batch {
 // Where an epoch stands, in O(1): the loader that made it resumes with exactly the batches that would
 // have come next, for any thread count, and for any rank count with the same global batch.
 struct LoaderState {
-  uint64_t fingerprint = 0;      // the dataset's
+  uint64_t fingerprint = 0;  // the dataset's
   uint64_t seed = 0;
   int64_t epoch = 0;
   int64_t samples_consumed = 0;  // global positions consumed this epoch (a multiple of the global batch)
@@ -166,19 +178,19 @@ struct SkippedSample {
   int64_t index = 0;     // dataset index
   std::string name;      // Dataset::name(index)
   ErrorCode code = ErrorCode::kInternal;
-  std::string error;                    // the error's what()
-  std::optional<int64_t> replaced_by;   // kReplace: the dataset index used instead
+  std::string error;                   // the error's what()
+  std::optional<int64_t> replaced_by;  // kReplace: the dataset index used instead
 };
 
 struct LoaderStats {
   int64_t samples = 0;  // delivered since the loader was made
   int64_t batches = 0;
-  double seconds = 0;   // since the first batch was asked for
+  double seconds = 0;  // since the first batch was asked for
   double samples_per_second = 0;
   // Seconds summed over threads, per stage.
   double read_seconds = 0, decode_seconds = 0, transform_seconds = 0, collate_seconds = 0;
-  double wait_seconds = 0;   // the consumer waited for batches
-  int64_t ready_batches = 0; // built and not yet taken
+  double wait_seconds = 0;    // the consumer waited for batches
+  int64_t ready_batches = 0;  // built and not yet taken
   int64_t batches_in_flight = 0;
   int64_t bytes_in_flight = 0;  // bytes of the batches built and not yet taken
 };

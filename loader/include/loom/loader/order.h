@@ -24,6 +24,12 @@
 //   and O(1) expected time per position. Not torch's order; the same on every platform.
 // - kCustom: the caller's sequence for each epoch (any indices in 0..n-1, repeats allowed; its length
 //   becomes the epoch's length L, which replaces n below).
+// - kShards: for datasets made of shards (consecutive runs of indices, `shard_sizes`): the shards in a
+//   random order, each read front to back, through a shuffle buffer of `shuffle_buffer` samples (once
+//   the buffer is full each new sample replaces a random one of it, which is emitted; at the end the
+//   rest leave in random order). Reads stay nearly sequential within a shard, as webdataset's
+//   shard shuffle + shuffle(bufsize) does; draws from loom's Rng keyed by (seed, epoch). 8 bytes per
+//   sample, built once per epoch.
 // Padding and dropping follow DistributedSampler: drop_last drops the tail so that every rank gets
 // floor(n / W) samples; otherwise the sequence is padded to ceil(n / W) * W by repeating it from the
 // start (several times when n < W): position p holds the sequence's element p % n.
@@ -41,16 +47,20 @@ LOOM_API_BEGIN
 
 namespace loom::loader {
 
-enum class Shuffle { kNone, kTorch, kNative, kCustom };
+enum class Shuffle { kNone, kTorch, kNative, kCustom, kShards };
 
 struct OrderOptions {
   Shuffle shuffle = Shuffle::kNone;
   uint64_t seed = 0;  // DistributedSampler's seed (any 64-bit value; kTorch uses the low 32 bits of seed + epoch)
   // kCustom: the sequence of dataset indices for an epoch.
   std::function<std::vector<int64_t>(int64_t epoch)> custom;
-  int64_t rank = 0;        // 0 <= rank < world_size
-  int64_t world_size = 1;  // > 0
-  bool drop_last = false;  // DistributedSampler's drop_last (the partition's, not the batch's)
+  // kShards: samples per shard, in index order (they must add up to the dataset size). The loader
+  // fills it from Dataset::shard_sizes() when empty.
+  std::vector<int64_t> shard_sizes;
+  int64_t shuffle_buffer = 1000;  // kShards: samples in the shuffle buffer (1: shard order only)
+  int64_t rank = 0;               // 0 <= rank < world_size
+  int64_t world_size = 1;         // > 0
+  bool drop_last = false;         // DistributedSampler's drop_last (the partition's, not the batch's)
 };
 
 // A keyed bijection of 0..n-1 in O(1) memory (see kNative): a 4-round balanced Feistel network on
@@ -105,7 +115,7 @@ class EpochOrder {
   int64_t length_ = 0;  // of the unpadded sequence
   int64_t num_samples_ = 0;
   Shuffle shuffle_ = Shuffle::kNone;
-  std::vector<int64_t> sequence_;  // kTorch, kCustom
+  std::vector<int64_t> sequence_;  // kTorch, kCustom, kShards
   KeyedPermutation native_{0, 0};  // kNative
 };
 

@@ -50,6 +50,11 @@ struct NormalizeOptions {
 // throws Error(kInvalidInput). SIMD (Highway) for 1 and 3 channels, in any input/output layout pair.
 Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
                  const NormalizeOptions& options = {});
+// The same, written into `out`: a contiguous float32 CPU tensor of the output's shape ([C, H, W] or
+// [H, W, C] as options.output_layout says), for example one image's slot of a batch. Error(kInvalidInput)
+// naming "normalize" for another shape, dtype or a tensor that is not contiguous.
+void normalize_into(const Tensor& image, const Tensor& out, const std::vector<float>& mean,
+                    const std::vector<float>& std, const NormalizeOptions& options = {});
 
 // torchvision's rgb_to_grayscale: L = 0.2989 R + 0.587 G + 0.114 B (float32), 1 or 3 output channels
 // (3: L repeated). A 1-channel input is copied (or repeated to 3 channels).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,15 +31,18 @@ class ToDtype final : public Transform {
   bool scale_;
 };
 
-// normalize(image, mean, std) in the sample's layout: uint8 or float32 in, float32 out.
+// normalize(image, mean, std): uint8 or float32 in, float32 out, in the sample's layout or, when
+// output_layout is given, in that one (the sample's layout changes with it: uint8 HWC in, float32 CHW
+// out is one fused pass, so a pipeline can crop and resize in HWC and still hand CHW to the model).
 class Normalize final : public Transform {
  public:
-  Normalize(std::vector<float> mean, std::vector<float> std);
+  Normalize(std::vector<float> mean, std::vector<float> std, std::optional<Layout> output_layout = std::nullopt);
   void apply(Sample& sample, Rng& rng) const override;
   std::string describe() const override;
 
  private:
   std::vector<float> mean_, std_;
+  std::optional<Layout> output_layout_;
 };
 
 // rgb_to_grayscale(image, num_output_channels) (1 or 3).
