@@ -16,6 +16,9 @@ OpenCV (INTER_AREA down, INTER_LINEAR up) and torchvision's uint8 tensor resize.
 With --noise-normalize (noise_normalize.py's JSON) a second PNG (-o2, default
 docs/performance_transforms.png) shows uint8 GaussianNoise and the fused normalize, one thread, as
 each peer's time over loom's for each loom SIMD target (higher is faster for loom).
+With --loader (loader.py's JSON) a third PNG (-o3, default docs/performance_loader.png) shows the
+training pipeline's samples/s per tool, samples per CPU second and loom's RSS over epochs; --loader alone draws only that one
+(loader.py --plot draws it too).
 """
 
 import argparse
@@ -30,19 +33,26 @@ import matplotlib.pyplot as plt  # noqa: E402 -- after choosing the backend
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
 DEFAULT_OUT = os.path.join(DOCS, "performance_images.png")
 DEFAULT_OUT2 = os.path.join(DOCS, "performance_transforms.png")
+DEFAULT_OUT3 = os.path.join(DOCS, "performance_loader.png")
 COLORS = {"loom": "#1f77b4", "loom CHW": "#9ecae1", "Pillow": "#ff7f0e", "OpenCV": "#2ca02c", "torchvision": "#d62728"}
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--decode", required=True, help="JSON written by image_decode.py --json")
-    p.add_argument("--convert", required=True, help="JSON written by convert_resize.py --json")
-    p.add_argument("--resize", required=True, help="JSON written by resize.py --json")
+    p.add_argument("--decode", help="JSON written by image_decode.py --json")
+    p.add_argument("--convert", help="JSON written by convert_resize.py --json")
+    p.add_argument("--resize", help="JSON written by resize.py --json")
     p.add_argument("--noise-normalize", help="JSON written by noise_normalize.py --json (second figure)")
     p.add_argument("-o", "--output", default=DEFAULT_OUT, help="PNG to write (default: docs/performance_images.png)")
     p.add_argument("-o2", "--output2", default=DEFAULT_OUT2,
                    help="second PNG, with --noise-normalize (default: docs/performance_transforms.png)")
-    return p.parse_args()
+    p.add_argument("--loader", help="JSON written by loader.py --json (third figure)")
+    p.add_argument("-o3", "--output3", default=DEFAULT_OUT3, help="third PNG, with --loader (default: docs/performance_loader.png)")
+    args = p.parse_args()
+    trio = [args.decode, args.convert, args.resize]
+    if (any(trio) and not all(trio)) or (not any(trio) and not args.loader):
+        p.error("--decode, --convert and --resize are required (unless only --loader is given)")
+    return args
 
 
 def load(path):
@@ -148,8 +158,83 @@ def plot_noise_normalize(rows, machine, output):
     print(f"wrote {output}")
 
 
+LOADER_COLORS = {"loom": COLORS["loom"], "loom_crop": "#6baed6", "loom_decode": "#c6dbef", "torch": COLORS["Pillow"],
+                 "torch_v2": COLORS["torchvision"], "dali": COLORS["OpenCV"], "dali_fused": "#98df8a"}
+
+
+def loader_tick(name, result):
+    """A short two-line x label for one of loader.py's tools."""
+    v = result.get("versions") or {}
+    short = {k: ".".join(str(x).split("+")[0].split(".")[:2]) for k, x in v.items() if x}
+    return {"loom": "loom", "loom_crop": "loom\n--decode-crop", "loom_decode": "loom\ndecode-only",
+            "torch": f"torch {short.get('torch', '')}\nPIL", "torch_v2": f"torch {short.get('torch', '')}\nv2 uint8",
+            "dali": f"DALI {short.get('dali', '')}\nCPU", "dali_fused": f"DALI {short.get('dali', '')}\ndecode-crop"}.get(name, name)
+
+
+def plot_loader(data, output):
+    """loader.py's results: steady samples/s per tool (left), samples per CPU second (middle), loom's RSS
+    over the epochs of its RSS runs (right)."""
+    results, machine = data["results"], data["machine"]
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(19, 4.8), gridspec_kw={"width_ratios": [1.4, 1.4, 1]})
+    names = list(results)
+    ffcv = data.get("ffcv_per_core", 860.0)
+    panels = [(left, {n: results[n]["steady_samples_per_second"] for n in names}, ffcv * data["threads"],
+               f"FFCV {ffcv:.0f}/s per core x {data['threads']}", "samples/s, steady state (higher is faster)",
+               f"wall clock, {data['threads']} threads"),
+              (middle, {n: 1e3 / results[n]["steady_cpu_ms_per_sample"] for n in names
+                        if results[n].get("steady_cpu_ms_per_sample")}, ffcv, f"FFCV {ffcv:.0f}/s per core",
+               "samples per CPU second (higher is cheaper)", "CPU time of all the tool's threads and processes")]
+    for ax, values, line, line_label, ylabel, title in panels:
+        shown = [n for n in names if n in values]
+        bars = ax.bar(range(len(shown)), [values[n] for n in shown], 0.7,
+                      color=[LOADER_COLORS.get(n, "#999999") for n in shown])
+        for n, bar in zip(shown, bars):
+            if n == "loom_decode":
+                bar.set_hatch("//")
+            text = f"{bar.get_height():.0f}/s"
+            if "loom" in values and not n.startswith("loom"):
+                text += f"\nloom {values['loom'] / bar.get_height():.2f}x"
+            ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=7)
+        ax.axhline(line, color="gray", lw=0.8, ls=":")
+        ax.annotate(line_label, (len(shown) - 0.5, line), ha="right", va="bottom", fontsize=7, color="gray")
+        ax.set_xticks(range(len(shown)))
+        ax.set_xticklabels([loader_tick(n, results[n]) for n in shown], fontsize=7)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.set_title(title, fontsize=9)
+    rss = data.get("rss") or {"runs": {}}
+    for i, (label, run) in enumerate(rss["runs"].items()):
+        if not run:
+            continue
+        color = [COLORS["loom"], "#6baed6"][i % 2]
+        right.plot([t for t, _ in run["trace"]], [r / 2**20 for _, r in run["trace"]], lw=0.8, label=label, color=color)
+        for e in run["epochs"][1:]:
+            right.axvline(e["start_s"], color=color, lw=0.5, ls=":")
+    if rss["runs"]:
+        budget = rss["budget_bytes"] / 2**20
+        right.axhline(budget, color="gray", lw=0.8, ls="--")
+        right.annotate(f"prefetch budget {rss['prefetch']} x {rss['batch_bytes'] / 2**20:.1f} MiB", (right.get_xlim()[1], budget),
+                       ha="right", va="top", fontsize=7, color="gray")
+    right.set_xlabel("seconds (dotted: epoch boundaries)", fontsize=8)
+    right.set_ylabel("RSS, MiB", fontsize=8)
+    epochs = len(next(iter(rss["runs"].values()), {}).get("epochs", []))
+    right.set_title(f"loom bench loader RSS, {epochs} epochs", fontsize=9)
+    right.legend(fontsize=7, loc="lower right")
+    ds = data["dataset"]
+    versions = ", ".join(sorted({results[n]["label"].split(" DataLoader")[0].split(" CPU")[0]
+                                 for n in names if not n.startswith("loom")}))
+    fig.suptitle(f"decode, RandomResizedCrop 224, flip, normalize, batch {data['batch']}, {data['threads']} threads, "
+                 f"{ds['images']} JPEGs ~{ds['mean_megapixels']:.2f} MP: loom vs {versions} -- {machine['cpu']}, "
+                 f"{machine['cores']} cores, {machine['date'][:10]}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(f"wrote {output}")
+
 def main():
     args = parse_args()
+    if args.loader:
+        plot_loader(load(args.loader), args.output3)
+        if not args.decode:
+            return
     decode, convert = load(args.decode), load(args.convert)["convert"]
     resize = load(args.resize)["resize"]
     machine = decode["machine"]

@@ -7,8 +7,10 @@
 #            bench/loom_bench_image_decode in it, e.g.
 #              cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release && ninja -C build
 # RESULTS_DIR: where the JSON and text outputs go (default: a new temporary folder, printed).
-# Writes docs/performance_images.png and docs/performance_transforms.png. Needs Debian's /usr/bin/python3 with python3-pil,
-# python3-opencv, python3-numpy and python3-matplotlib. Takes a few minutes; keep the machine quiet.
+# Writes docs/performance_images.png, docs/performance_transforms.png and docs/performance_loader.png. Needs Debian's
+# /usr/bin/python3 with python3-pil, python3-opencv, python3-numpy, python3-matplotlib and python3-torchvision; the
+# loader step also runs the PyPI torch and DALI peers when bench/setup_loader_peers.sh has made their venvs in /tmp
+# (skipped, and said so, when not). Takes a few minutes; keep the machine quiet.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
@@ -44,8 +46,10 @@ step "geometric transforms" geometry geometry "$build/bench/loom_bench_geometry"
 step "audio load" audio_load audio_load "$build/bench/loom_bench_audio_load"
 step "video decode" video_decode video_decode "$build/bench/loom_bench_video_decode" \
   "build loom with -DLOOM_BUILD_BENCH=ON first"
+step "loader pipeline vs DataLoader and DALI" loader loader "$build/cli/loom"
 echo "== plot"
 "$py" "$here/plot.py" --decode "$results/decode.json" --convert "$results/convert.json" --resize "$results/resize.json" \
-  --noise-normalize "$results/noise_normalize.json" \
-  -o "$here/../docs/performance_images.png" -o2 "$here/../docs/performance_transforms.png"
+  --noise-normalize "$results/noise_normalize.json" --loader "$results/loader.json" \
+  -o "$here/../docs/performance_images.png" -o2 "$here/../docs/performance_transforms.png" \
+  -o3 "$here/../docs/performance_loader.png"
 echo "results: $results"
