@@ -79,11 +79,15 @@ void attach_annotations(transforms::Sample& sample, transforms::BoxFormat format
   sample.keypoints = transforms::KeyPoints{annotation_rows(doc, "keypoints", 2, input), canvas};
 }
 
-// The JPEG DCT scale M (output M/8 of the stored size) at which a crop of crop_w x crop_h is still at
-// least out_w x out_h.
+// The JPEG DCT scale M (output M/8 of the stored size) for a crop of crop_w x crop_h that must stay at
+// least out_w x out_h: the smallest of 1/8, 2/8, 4/8 and 8/8 that is enough. libjpeg-turbo has SIMD
+// inverse DCTs for those four only; its scalar 5/8..7/8 and 3/8 decode more slowly than full size
+// (0.64-0.89 ms against 0.51 ms for a 500x375 photo).
 int crop_scale(int64_t crop_w, int64_t crop_h, Size out) {
-  const int64_t m = std::max((8 * out.width + crop_w - 1) / crop_w, (8 * out.height + crop_h - 1) / crop_h);
-  return static_cast<int>(std::clamp<int64_t>(m, 1, 8));
+  const int64_t need = std::max((8 * out.width + crop_w - 1) / crop_w, (8 * out.height + crop_h - 1) / crop_h);
+  int m = 1;
+  while (m < 8 && m < need) m *= 2;
+  return m;
 }
 
 int64_t scaled(int64_t v, int m) {

@@ -147,7 +147,9 @@ struct Loader::Impl {
                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
         prefetch(options.prefetch > 0 ? options.prefetch : std::max(2, 2 * threads)),
         arena(threads),
-        pool(static_cast<size_t>(prefetch + 2) * options.fields.size() * 2) {}
+        // Enough free buffers for every batch alive at once (`prefetch` ahead and the consumer's), per
+        // field; more would keep a passing peak for the rest of the run.
+        pool(static_cast<size_t>(prefetch + 1) * options.fields.size()) {}
 
   int64_t global_batch() const { return options.batch_size * options.order.world_size; }
 
@@ -213,7 +215,8 @@ struct Loader::Impl {
     const int64_t in_flight_now = r.emitted - r.taken - r.first;
     if (in_flight_now >= prefetch) return false;
     const int64_t limit = options.max_bytes_in_flight;
-    return limit == 0 || in_flight_now == 0 || (in_flight_now + 1) * r.batch_bytes <= limit;
+    // Until a batch has been built its size is unknown: one at a time.
+    return limit == 0 || in_flight_now == 0 || (r.batch_bytes > 0 && (in_flight_now + 1) * r.batch_bytes <= limit);
   }
 
   Work* emit(Run& r, tbb::flow_control& fc) {

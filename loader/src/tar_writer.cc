@@ -27,8 +27,8 @@ struct TarWriter::State {
   // which may still store an error here.
   std::exception_ptr error;  // what the write callback caught
   ArchiveWriter writer;
-  bool failed = false;       // a write failed part-way: the archive is unusable
-  bool done = false;         // committed or abandoned
+  bool failed = false;  // a write failed part-way: the archive is unusable
+  bool done = false;    // committed or abandoned
   ShardIndex index;
   std::unordered_set<std::string> keys;
 
