@@ -418,6 +418,7 @@ Loader::Iterator::Iterator(Loader* loader) : loader_(loader) {
 }
 
 Loader::Iterator& Loader::Iterator::operator++() {
+  batch_ = Batch();  // give the batch's buffers back before the next one is taken: one batch held, not two
   std::optional<Batch> b = loader_->next();
   if (b) {
     batch_ = std::move(*b);

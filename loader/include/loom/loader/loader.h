@@ -208,6 +208,7 @@ class Loader {
    public:
     using value_type = Batch;
     using difference_type = std::ptrdiff_t;
+    // The current batch; incrementing releases it (copy the Batch, or its tensors, to keep them longer).
     const Batch& operator*() const { return batch_; }
     const Batch* operator->() const { return &batch_; }
     Iterator& operator++();
