@@ -91,9 +91,11 @@ Block allocate_block(size_t bytes) {
   const size_t capacity = size_class(bytes);
   Cache& c = cache();
   if (capacity >= kMinCachedBytes && c.limit > 0) {
+    // The smallest cached block of this class or a larger one up to twice the size: random sizes (a
+    // loader's crops) then share blocks instead of each class keeping its own.
     std::lock_guard lock(c.mutex);
-    const auto it = c.free.find(capacity);
-    if (it != c.free.end() && !it->second.empty()) {
+    for (auto it = c.free.lower_bound(capacity); it != c.free.end() && it->first <= 2 * capacity; ++it) {
+      if (it->second.empty()) continue;
       const Block block = it->second.back();
       it->second.pop_back();
       c.bytes -= block.capacity;

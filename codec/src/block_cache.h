@@ -22,8 +22,8 @@ struct Block {
 
 inline constexpr size_t kMinCachedBytes = size_t{64} << 10;
 
-// At least `bytes` usable bytes, aligned; a cached block of the same class when there is one. Throws
-// std::bad_alloc.
+// At least `bytes` usable bytes, aligned; a cached block of the same class, or of a larger one up to
+// twice the size, when there is one. Throws std::bad_alloc.
 Block allocate_block(size_t bytes);
 void release_block(const Block& block) noexcept;
 

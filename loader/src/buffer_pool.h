@@ -25,6 +25,11 @@ class BufferPool {
   // reused buffer when one large enough is free. The tensor may outlive the pool.
   Tensor take(std::span<const int64_t> shape, DType dtype, bool zeroed = false);
 
+  // Allocates free buffers of `bytes` now, touching their pages, until `total` buffers of that size
+  // exist (in use or free; within the free-list limit), so that memory reaches its steady level at
+  // once instead of stepping up whenever more batches than before happen to be alive.
+  void reserve(size_t bytes, size_t total);
+
   // Buffers allocated since the pool was made (for tests of reuse).
   size_t allocations() const;
 

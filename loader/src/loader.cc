@@ -132,6 +132,7 @@ struct Loader::Impl {
   bool epoch_done = false;                  // the epoch's last batch was taken; next() reports the end once
   std::shared_ptr<const EpochOrder> order;  // of `epoch`
   std::unique_ptr<Run> run;
+  bool reserved = false;  // the pool holds buffers for prefetch + 1 batches (set by the pipeline thread)
 
   mutable std::mutex report_mutex;
   std::vector<SkippedSample> skipped;
@@ -233,6 +234,11 @@ struct Loader::Impl {
   }
 
   void deliver(Run& r, std::unique_ptr<Work> w) {
+    if (!reserved) {  // the first batch: buffers for every batch that may be alive at once
+      reserved = true;
+      for (const auto& [name, field] : w->batch.fields)
+        if (field.tensor.defined()) pool.reserve(field.tensor.nbytes(), static_cast<size_t>(prefetch + 1));
+    }
     {
       std::lock_guard lock(r.mutex);
       r.bytes_ready += w->bytes;

@@ -81,7 +81,8 @@ inline constexpr int kMaxDims = 5;
 inline constexpr size_t kTensorAlignment = 64;
 
 // Tensor::empty keeps the storage of freed tensors of 64 KiB and more for reuse (rounded up to a size
-// class, at most 12.5% larger), up to LOOM_TENSOR_CACHE_MB MiB in all (default 256; 0 disables it), so
+// class, at most 12.5% larger; a request takes a kept block of its class or a larger one up to twice
+// its size), up to LOOM_TENSOR_CACHE_MB MiB in all (default 256; 0 disables it), so
 // that tensors made over and over in a loop reuse memory already mapped instead of faulting in fresh
 // pages. release_cached_memory() frees what is kept now and returns its size in bytes (as
 // torch.cuda.empty_cache does for its cache). Thread safe.
