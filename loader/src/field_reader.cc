@@ -1,7 +1,6 @@
 #include "field_reader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -18,23 +17,6 @@
 
 namespace loom::loader {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Adds the time since construction (or the last lap) to a stage counter.
-class Stopwatch {
- public:
-  Stopwatch() : start_(Clock::now()) {}
-  void lap(std::atomic<int64_t>& into) {
-    const auto now = Clock::now();
-    into.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count(),
-                   std::memory_order_relaxed);
-    start_ = now;
-  }
-
- private:
-  Clock::time_point start_;
-};
 
 const Member& member_for(const FieldSpec& spec, const Record& record) {
   const std::vector<std::string>& names = spec.members.empty() ? default_members(spec.kind) : spec.members;

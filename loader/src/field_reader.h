@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,21 @@ namespace loom::loader {
 // Nanoseconds spent per stage, summed over threads.
 struct StageClock {
   std::atomic<int64_t> read_ns{0}, decode_ns{0}, transform_ns{0}, collate_ns{0};
+};
+
+// Adds the time since construction (or the last lap) to a stage counter.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  void lap(std::atomic<int64_t>& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count(),
+                   std::memory_order_relaxed);
+    start_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
 };
 
 // One field of one sample.

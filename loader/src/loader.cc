@@ -256,9 +256,9 @@ struct Loader::Impl {
     const uint64_t seed = sample_seed(options.order.seed, order.epoch());
     auto attempt = [&](int64_t index) {
       transforms::Rng rng(seed, static_cast<uint64_t>(position));
-      const auto start = Clock::now();
+      Stopwatch watch;
       const Record record = dataset->read(index);
-      clock.read_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+      watch.lap(clock.read_ns);
       return read_fields(options.fields, record, rng, clock);
     };
     const int64_t index = order.at(position);
@@ -325,7 +325,7 @@ struct Loader::Impl {
           w.error = e;
           return;
         }
-      const auto start = Clock::now();
+      Stopwatch watch;
       Batch& batch = w.batch;
       batch.epoch = order.epoch();
       batch.step = w.step;
@@ -344,7 +344,7 @@ struct Loader::Impl {
           batch.fields.push_back(std::move(entry));
         }
       }
-      clock.collate_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+      watch.lap(clock.collate_ns);
     } catch (...) {
       w.error = std::current_exception();
     }
@@ -367,7 +367,7 @@ struct Loader::Impl {
     Run& r = *run;
     Work w;
     {
-      const auto wait_start = Clock::now();
+      Stopwatch watch;
       std::unique_lock lock(r.mutex);
       r.changed.wait(
           lock, [&] { return r.fatal || (options.ordered ? r.ready.count(r.next_ordered) > 0 : !r.ready.empty()); });
@@ -380,7 +380,7 @@ struct Loader::Impl {
       --ready;
       ++r.taken;
       ++r.next_ordered;
-      wait_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - wait_start).count();
+      watch.lap(wait_ns);
     }
     r.changed.notify_all();
     --in_flight;
