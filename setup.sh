@@ -29,7 +29,12 @@ PACKAGES=(
   # demo media and reference tools for the parity checks
   ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
   python3-torch python3-torchvision python3-torchaudio python3-soundfile python3-av
+  # the Python package (built against Debian's python3) and its wheel test in a venv
+  python3-dev python3-venv python3-pip
 )
+
+# Pinned PyPI build tools for the Python package (pyproject.toml pins the same for pip install .).
+NANOBIND_VERSION=2.15.0
 
 install_packages() {
   local missing=()
@@ -49,10 +54,33 @@ install_packages() {
 MEDIA=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
 JOBS=$(nproc)
 
+# nanobind into BUILD_DIR/python-tools (a source package: CMake builds it with the extension).
+python_tools() {
+  local dir="$BUILD_DIR/python-tools"
+  [ -f "$dir/nanobind-$NANOBIND_VERSION.installed" ] && return 0
+  mkdir -p "$dir"
+  /usr/bin/python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+    --upgrade --target "$dir" "nanobind==$NANOBIND_VERSION"
+  touch "$dir/nanobind-$NANOBIND_VERSION.installed"
+}
+
 build() {
+  python_tools
   # shellcheck disable=SC2086
-  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLOOM_MEDIA_DIR="$MEDIA" ${CMAKE_ARGS:-} >/dev/null
+  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLOOM_MEDIA_DIR="$MEDIA" \
+    -DLOOM_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 -Dnanobind_DIR="$(realpath "$BUILD_DIR")/python-tools/nanobind/cmake" \
+    ${CMAKE_ARGS:-} >/dev/null
   cmake --build "$BUILD_DIR"
+}
+
+# `import loom` for Debian's python3 (and any python3.11 reading the same user site): a .pth file in
+# the user site-packages naming the build tree's package folder. A venv gets loom with `pip install .`.
+register_python_package() {
+  local site
+  site=$(/usr/bin/python3 -m site --user-site)
+  mkdir -p "$site"
+  realpath "$BUILD_DIR/python" >"$site/loom-build.pth"
+  /usr/bin/python3 -c "import loom, loom.io" || { echo "setup: import loom failed" >&2; exit 1; }
 }
 
 # The same suite under a sanitizer preset (see CMakePresets.json). TSan links a oneTBB built with TSan
@@ -79,6 +107,7 @@ run_tests() {
 
 install_packages
 build
+register_python_package
 case "${1:-build}" in
   build) ;;
   demo) scripts/demo.sh "$BUILD_DIR" ;;

@@ -1,0 +1,10 @@
+// The parts of the loom._loom extension, one per Python module; module.cc calls them in order.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace loom::python {
+
+void bind_io(nanobind::module_& io);  // loom.io (after torchvision.io)
+
+}  // namespace loom::python
