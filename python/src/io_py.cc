@@ -19,10 +19,11 @@ namespace {
 using namespace nb::literals;
 using vision::ImageReadMode;
 
-// torchvision accepts the enum or its name ("RGB", "GRAY", "UNCHANGED", ...; case-insensitive).
+// The enum, its name ("RGB", "GRAY", "UNCHANGED", ...; case-insensitive, as torchvision 0.20 takes), or
+// another enum with those names (torchvision.io.ImageReadMode), so that calls move over unchanged.
 ImageReadMode read_mode(nb::handle mode) {
   if (nb::isinstance<ImageReadMode>(mode)) return nb::cast<ImageReadMode>(mode);
-  std::string name = nb::cast<std::string>(mode);
+  std::string name = nb::cast<std::string>(nb::isinstance<nb::str>(mode) ? mode : mode.attr("name"));
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (name == "UNCHANGED") return ImageReadMode::kUnchanged;
   if (name == "GRAY") return ImageReadMode::kGray;

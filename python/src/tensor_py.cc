@@ -324,6 +324,17 @@ nb::handle lookup(const char* module, const char* name) {
   return found.release();
 }
 
+// A torch without uint16 (before 2.3) gets 16-bit images as int32, the values unchanged, as
+// torchvision's decode_png gave them then: the one case in which a crossing copies.
+Tensor widen_to_int32(const Tensor& tensor) {
+  const Tensor source = tensor.contiguous();
+  Tensor out = Tensor::empty(source.shape(), DType::kInt32);
+  const auto* from = source.data<uint16_t>();
+  auto* to = out.data<int32_t>();
+  for (int64_t i = 0, n = source.numel(); i < n; ++i) to[i] = from[i];
+  return out;
+}
+
 }  // namespace
 
 nb::object to_python(Tensor tensor) {
@@ -331,6 +342,11 @@ nb::object to_python(Tensor tensor) {
   switch (resolved_output_type()) {
     case OutputType::kTorch: {
       static nb::handle from_dlpack = lookup("torch", "from_dlpack");
+      static const bool torch_has_uint16 = nb::hasattr(nb::module_::import_("torch"), "uint16");
+      if (!torch_has_uint16 && nb::cast<const Tensor&>(wrapped).dtype() == DType::kUInt16) {
+        Tensor widened = widen_to_int32(nb::cast<const Tensor&>(wrapped));
+        return from_dlpack(nb::cast(std::move(widened), nb::rv_policy::move));
+      }
       return from_dlpack(wrapped);
     }
     case OutputType::kNumpy: {
