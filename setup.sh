@@ -29,8 +29,9 @@ PACKAGES=(
   # demo media and reference tools for the parity checks
   ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
   python3-torch python3-torchvision python3-torchaudio python3-soundfile python3-av
-  # the Python package (built against Debian's python3) and its wheel test in a venv
-  python3-dev python3-venv python3-pip
+  # the Python package (built against Debian's python3) and its wheel test in a venv; libtorch for the
+  # C++ training sample (samples/train_libtorch.cc)
+  python3-dev python3-venv python3-pip libtorch-dev
 )
 
 # Pinned PyPI build tools for the Python package (pyproject.toml pins the same for pip install .).
@@ -53,6 +54,8 @@ install_packages() {
 
 MEDIA=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
 JOBS=$(nproc)
+# Paths in ccache keys relative to the checkout: the wheel build (tests/wheel) reuses these objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(pwd)}
 
 # nanobind into BUILD_DIR/python-tools (a source package: CMake builds it with the extension).
 python_tools() {

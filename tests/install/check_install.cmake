@@ -48,6 +48,12 @@ file(COPY ${MEDIA_DIR}/images/jpeg/flower.jpg ${MEDIA_DIR}/images/jpeg/hopper.jp
 file(COPY ${MEDIA_DIR}/images/jpeg/ljt_testimgari.jpg ${MEDIA_DIR}/images/jpeg/hopper_gray.jpg
      ${MEDIA_DIR}/images/png/hopper.png DESTINATION ${WORK_DIR}/folder/b)
 run(${bin}/sample_train_loop ${WORK_DIR}/folder 2)
+# The same loader feeding libtorch (Debian's libtorch-dev, which setup.sh installs): the loss goes down
+# and no batch is copied on the way in (the sample exits 1 otherwise).
+if(NOT EXISTS ${bin}/sample_train_libtorch)
+  message(FATAL_ERROR "sample_train_libtorch was not built: is libtorch-dev installed (find_package(Torch))?")
+endif()
+run(${bin}/sample_train_libtorch ${WORK_DIR}/folder 30)
 run(${bin}/sample_encode_video ${WORK_DIR}/pattern.mp4)
 if(NOT EXISTS ${WORK_DIR}/pattern.mp4 OR NOT EXISTS ${WORK_DIR}/pattern.lossless.mkv)
   message(FATAL_ERROR "sample_encode_video wrote nothing")
