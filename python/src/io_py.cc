@@ -66,6 +66,17 @@ nb::object decode_each(Decoder decode, nb::handle input, const vision::DecodeOpt
   return images;
 }
 
+// name(<first>, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False, *, layout="CHW").
+void def_decoder(nb::module_& io, const char* name, Decoder decode, const char* first, const char* doc) {
+  io.def(
+      name,
+      [decode, name](nb::handle input, nb::handle mode, bool apply_exif_orientation, const std::string& layout) {
+        return decode_each(decode, input, decode_options(mode, apply_exif_orientation, layout), name);
+      },
+      nb::arg(first), "mode"_a = ImageReadMode::kUnchanged, "apply_exif_orientation"_a = false, nb::kw_only(),
+      "layout"_a = "CHW", doc);
+}
+
 void check_cpu_device(const std::string& device) {
   if (device != "cpu") {
     throw Error(ErrorCode::kUnsupported, "decode_jpeg",
@@ -127,17 +138,11 @@ void bind_io(nb::module_& io) {
       .value("RGB_ALPHA", ImageReadMode::kRGBAlpha, "4 channels");
 
   const auto unchanged = ImageReadMode::kUnchanged;
-  io.def(
-      "decode_image",
-      [](nb::handle input, nb::handle mode, bool apply_exif_orientation, const std::string& layout) {
-        return decode_each(vision::decode_image, input, decode_options(mode, apply_exif_orientation, layout),
-                           "decode_image");
-      },
-      "input"_a, "mode"_a = unchanged, "apply_exif_orientation"_a = false, nb::kw_only(), "layout"_a = "CHW",
-      "Decodes a JPEG or PNG (sniffed from its bytes) into a uint8 (16-bit PNG: uint16) C x H x W tensor.\n\n"
-      "input: a 1-D uint8 tensor (as read_file returns), bytes-like, or a path; or a list of them.\n"
-      "mode: ImageReadMode or its name. layout='HWC' gives H x W x C (loom only).\n"
-      "As torchvision 0.21+, 16-bit PNGs decode to uint16.");
+  def_decoder(io, "decode_image", vision::decode_image, "input",
+              "Decodes a JPEG or PNG (sniffed from its bytes) into a uint8 (16-bit PNG: uint16) C x H x W tensor.\n\n"
+              "input: a 1-D uint8 tensor (as read_file returns), bytes-like, or a path; or a list of them.\n"
+              "mode: ImageReadMode or its name. layout='HWC' gives H x W x C (loom only).\n"
+              "As torchvision 0.21+, 16-bit PNGs decode to uint16.");
   io.def(
       "decode_jpeg",
       [](nb::handle input, nb::handle mode, const std::string& device, bool apply_exif_orientation,
@@ -148,22 +153,8 @@ void bind_io(nb::module_& io) {
       },
       "input"_a, "mode"_a = unchanged, "device"_a = "cpu", "apply_exif_orientation"_a = false, nb::kw_only(),
       "layout"_a = "CHW", "Decodes a JPEG (or a list of them) into uint8 C x H x W. device must be 'cpu'.");
-  io.def(
-      "decode_png",
-      [](nb::handle input, nb::handle mode, bool apply_exif_orientation, const std::string& layout) {
-        return decode_each(vision::decode_png, input, decode_options(mode, apply_exif_orientation, layout),
-                           "decode_png");
-      },
-      "input"_a, "mode"_a = unchanged, "apply_exif_orientation"_a = false, nb::kw_only(), "layout"_a = "CHW",
-      "Decodes a PNG into a uint8 or uint16 C x H x W tensor.");
-  io.def(
-      "read_image",
-      [](nb::handle path, nb::handle mode, bool apply_exif_orientation, const std::string& layout) {
-        return decode_each(vision::decode_image, path, decode_options(mode, apply_exif_orientation, layout),
-                           "read_image");
-      },
-      "path"_a, "mode"_a = unchanged, "apply_exif_orientation"_a = false, nb::kw_only(), "layout"_a = "CHW",
-      "Reads and decodes an image file (JPEG or PNG).");
+  def_decoder(io, "decode_png", vision::decode_png, "input", "Decodes a PNG into a uint8 or uint16 C x H x W tensor.");
+  def_decoder(io, "read_image", vision::decode_image, "path", "Reads and decodes an image file (JPEG or PNG).");
   io.def(
       "encode_jpeg",
       [](nb::handle input, int quality, const std::string& layout) {
