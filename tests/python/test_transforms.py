@@ -109,6 +109,10 @@ def test_resize_matches_torchvision(image, fimage, size):
     assert max_diff(without, TF.resize(fimage, size, antialias=False)) <= 1e-4
 
 
+START = [[0, 0], [52, 0], [52, 36], [0, 36]]
+END = [[3, 2], [49, 5], [50, 33], [1, 35]]
+
+
 @pytest.mark.parametrize("interpolation, ours, theirs, tolerance, fraction", [
     ("nearest", lambda x, m: F.rotate(x, 30, m), lambda x, m: TF.rotate(x, 30, m), 0, 0.02),
     ("bilinear", lambda x, m: F.rotate(x, -40, m, expand=True, fill=[10, 20, 30]),
@@ -121,9 +125,7 @@ def test_resize_matches_torchvision(image, fimage, size):
      lambda x, m: TF.affine(x, 33, [-5, 6], 1.1, [0, -12], m, fill=[0]), 1, 0.0),
     ("bilinear", lambda x, m: F.affine(x, -15, [0, 2], 1.3, -8, m),
      lambda x, m: TF.affine(x, -15, [0, 2], 1.3, [-8, 0], m), 1, 0.0),
-    ("bilinear", lambda x, m: F.perspective(x, [[0, 0], [52, 0], [52, 36], [0, 36]], [[3, 2], [49, 5], [50, 33], [1, 35]], m),
-     lambda x, m: TF.perspective(x, [[0, 0], [52, 0], [52, 36], [0, 36]], [[3, 2], [49, 5], [50, 33], [1, 35]], m),
-     1, 0.0),
+    ("bilinear", lambda x, m: F.perspective(x, START, END, m), lambda x, m: TF.perspective(x, START, END, m), 1, 0.0),
 ])
 def test_warps_match_torchvision(image, interpolation, ours, theirs, tolerance, fraction):
     mode = TVMode(interpolation)
@@ -221,6 +223,8 @@ def test_random_transform_on_a_batch_draws_once(image):
     t(batch, generator=after)
     t(batch[0], generator=single)
     assert after.next() == single.next()  # the generator advanced as for one image
+    noisy = T.GaussianNoise()(torch.stack([image, image]), generator=T.Generator(1))
+    assert torch.equal(noisy[0], noisy[1])  # one draw per call: the same noise for each image (documented)
 
 
 def test_hwc_layout(image):
@@ -330,14 +334,16 @@ def test_box_format_conversion_matches_torchvision_ops(dtype, tolerance, src, ds
 
 
 def test_clamp_and_sanitize():
-    data = torch.tensor([[-5.0, 2.0, 10.0, 50.0], [10.0, 10.0, 10.5, 20.0], [60.0, 1.0, 70.0, 9.0], [2.0, 3.0, 9.0, 8.0]])
+    data = torch.tensor([[-5.0, 2.0, 10.0, 50.0], [10.0, 10.0, 10.5, 20.0], [60.0, 1.0, 70.0, 9.0],
+                         [2.0, 3.0, 9.0, 8.0]])
     boxes = xyxy(data)
     clamped = F.clamp_bounding_boxes(boxes)
     assert torch.equal(clamped.data[0], torch.tensor([0.0, 2.0, 10.0, 37.0]))
     kept, valid = F.sanitize_bounding_boxes(boxes)
     assert valid.tolist() == [False, False, False, True] and torch.equal(kept.data, data[3:])
     labels = torch.tensor([1, 2, 3, 4])
-    out = T.SanitizeBoundingBoxes()({"image": torch.zeros(3, H, W, dtype=torch.uint8), "boxes": boxes, "labels": labels})
+    blank = torch.zeros(3, H, W, dtype=torch.uint8)
+    out = T.SanitizeBoundingBoxes()({"image": blank, "boxes": boxes, "labels": labels})
     assert torch.equal(out["labels"], torch.tensor([4])) and torch.equal(out["boxes"].data, data[3:])
     points = torch.tensor([[-1.0, 3.0], [52.5, 36.5], [53.0, 2.0]])
     assert torch.equal(F.clamp_keypoints(T.KeyPoints(points, canvas_size=(H, W))).data,
@@ -564,6 +570,8 @@ def test_arguments_follow_torchvision(image):
     assert T.Resize(24)(image).shape == TF.resize(image, 24, antialias=True).shape
     assert T.Resize([20, 30])(image).shape == (3, 20, 30)
     assert torch.equal(T.Pad([1, 2])(image), TF.pad(image, [1, 2]))
+    assert torch.equal(T.ToDtype(torch.float32, scale=True)(image), F.to_dtype(image, torch.float32, scale=True))
+    assert torch.equal(T.ToDtype(torch.float32)(image), image.float())  # scale=False, torchvision's default
     assert repr(T.RandomHorizontalFlip(0.25)) == "RandomHorizontalFlip(p=0.25)"
     with pytest.raises(loom.InvalidInputError):
         T.RandomHorizontalFlip(p=2.0)
