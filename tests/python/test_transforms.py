@@ -333,6 +333,21 @@ def test_box_format_conversion_matches_torchvision_ops(dtype, tolerance, src, ds
     assert wrapped.format.value == dst.upper() and torch.equal(wrapped.data, ours)
 
 
+def test_rotated_box_formats():
+    # A 40 x 20 box centred at (80, 30) at 30 degrees counter-clockwise (docs/transforms.md's example).
+    box = torch.tensor([[80.0, 30.0, 40.0, 20.0, 30.0]], dtype=torch.float64)
+    a = math.radians(30.0)
+    width_side, height_side = np.array([math.cos(a), -math.sin(a)]) * 40, np.array([math.sin(a), math.cos(a)]) * 20
+    first = np.array([80.0, 30.0]) - (width_side + height_side) / 2
+    corners = np.array([first, first + width_side, first + width_side + height_side, first + height_side])
+    xywhr = F.convert_bounding_box_format(box, "CXCYWHR", "XYWHR")
+    assert np.allclose(xywhr.numpy(), [[*first, 40.0, 20.0, 30.0]], atol=1e-9)
+    assert np.allclose(F.convert_bounding_box_format(box, "CXCYWHR", "XYXYXYXY").numpy(), [corners.ravel()], atol=1e-9)
+    assert np.allclose(F.convert_bounding_box_format(xywhr, "XYWHR", "CXCYWHR").numpy(), box.numpy(), atol=1e-9)
+    with pytest.raises(loom.InvalidInputError):
+        F.convert_bounding_box_format(box, "CXCYWHR", "XYXY")  # no conversion across families
+
+
 def test_clamp_and_sanitize():
     data = torch.tensor([[-5.0, 2.0, 10.0, 50.0], [10.0, 10.0, 10.5, 20.0], [60.0, 1.0, 70.0, 9.0],
                          [2.0, 3.0, 9.0, 8.0]])
