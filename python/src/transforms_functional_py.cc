@@ -179,7 +179,7 @@ void bind_color(nb::module_& m) {
       "gaussian_noise",
       [](nb::handle image, double mean, double sigma, bool clip, nb::handle generator, const std::string& layout) {
         layout_from_name(layout);  // element-wise: any layout, checked for the name only
-        Generator* g = generator.is_none() ? nullptr : nb::cast<Generator*>(generator);
+        Generator* g = generator_from_python(generator);
         t::Rng rng = g ? g->rng : fork_default_generator();
         // Each image of a batch draws its own key from the advancing generator: independent noise.
         nb::object out = on_images(image, "gaussian_noise",

@@ -76,7 +76,7 @@ std::array<double, 2> array2(Pair p) {
 // Runs `transform` on `sample`, drawing from `generator` (its state is copied in and written back, so
 // the call does not hold the Generator while the GIL is released) or from a fork of the default one.
 NativeSample apply(const NativeTransform& transform, const NativeSample& sample, nb::handle generator) {
-  Generator* explicit_generator = generator.is_none() ? nullptr : nb::cast<Generator*>(generator);
+  Generator* explicit_generator = generator_from_python(generator);
   t::Rng rng = explicit_generator ? explicit_generator->rng : fork_default_generator();
   NativeSample out;
   {
@@ -180,7 +180,7 @@ void bind_objects(nb::module_& m) {
       "random_resized_crop_params",
       [](Pair scale, Pair ratio, int64_t height, int64_t width, nb::handle generator) {
         const t::RandomResizedCrop crop(Size{1, 1}, range(scale), range(ratio));
-        Generator* g = generator.is_none() ? nullptr : nb::cast<Generator*>(generator);
+        Generator* g = generator_from_python(generator);
         t::Rng rng = g ? g->rng : fork_default_generator();
         const auto box = crop.choose_crop(Size{height, width}, rng);
         if (g) g->rng = rng;
@@ -245,6 +245,13 @@ void bind_objects(nb::module_& m) {
 }
 
 }  // namespace
+
+Generator* generator_from_python(nb::handle generator) {
+  if (generator.is_none()) return nullptr;
+  if (!nb::isinstance<Generator>(generator))
+    throw nb::type_error("generator must be a loom.transforms.v2.Generator (loom does not draw from torch's)");
+  return nb::inst_ptr<Generator>(generator);
+}
 
 t::Rng fork_default_generator() {
   return default_rng().fork(0);

@@ -44,6 +44,10 @@ struct Generator {
   transforms::Rng rng;
 };
 
+// The Generator in `generator`, or nullptr for None; TypeError for anything else (a torch.Generator
+// included: loom never draws from torch's generator). Needs the GIL.
+Generator* generator_from_python(nb::handle generator);
+
 // The process-wide generator that calls without an explicit one draw from (manual_seed sets it):
 // returns a fork of it, advancing it by one step. Needs the GIL (the GIL serializes the forks).
 transforms::Rng fork_default_generator();

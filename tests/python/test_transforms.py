@@ -594,6 +594,8 @@ def test_arguments_follow_torchvision(image):
         T.Resize(24, max_size=30)
     with pytest.raises(loom.InvalidInputError):
         F.gaussian_blur(image, 4, 1.0)  # even kernel
+    with pytest.raises(TypeError):
+        T.RandomHorizontalFlip()(image, generator=torch.Generator())  # loom never draws from torch's generator
     thing = object()
     assert T.CenterCrop(3)(thing) is thing  # what loom does not transform passes through, as in torchvision
     with pytest.raises(loom.InvalidInputError):
