@@ -310,6 +310,36 @@ def test_boxes_under_crop_pad_and_resize():
     assert torch.allclose(resized.data, b.double() * scale, atol=1e-12) and resized.canvas_size == (24, 70)
 
 
+@pytest.mark.parametrize("op, centred", [
+    (lambda x: F.horizontal_flip(x), False), (lambda x: F.vertical_flip(x), False),
+    (lambda x: F.crop(x, 5, 7, 20, 30), False), (lambda x: F.crop(x, -4, 15, 30, 45), False),
+    (lambda x: F.pad(x, [3, 4, 5, 6]), False), (lambda x: F.center_crop(x, [40, 56]), False),
+    (lambda x: F.center_crop(x, [20, 31]), False), (lambda x: F.rotate(x, 90, expand=True), True),
+    (lambda x: F.rotate(x, 180), True), (lambda x: F.rotate(x, 270, expand=True), True),
+])
+def test_annotations_follow_the_pixels(op, centred):
+    """A filled rectangle and a marked pixel land where the transformed box and keypoint say (loom
+    keeps annotations on its pixels, also where torchvision 0.24 is a pixel off, docs/transforms.md).
+    Keypoints: flips use torchvision's pixel-index convention (x -> width - 1 - x), rotations map
+    continuous coordinates as for boxes (torchvision 0.24 does both), so a rotated keypoint is checked
+    at the pixel's centre (x + 0.5, y + 0.5)."""
+    x1, y1, x2, y2 = 12, 6, 21, 30  # the rectangle covers columns x1..x2-1 and rows y1..y2-1
+    rect = torch.zeros(1, H, W, dtype=torch.uint8)
+    rect[0, y1:y2, x1:x2] = 255
+    box = op(xyxy([[x1, y1, x2, y2]]))
+    out = op(rect)[0]
+    rows, cols = torch.nonzero(out, as_tuple=True)
+    assert box.canvas_size == tuple(out.shape)
+    assert box.data[0].tolist() == [cols.min().item(), rows.min().item(), cols.max().item() + 1, rows.max().item() + 1]
+    px, py = 15, 8
+    dot = torch.zeros(1, H, W, dtype=torch.uint8)
+    dot[0, py, px] = 255
+    shift = 0.5 if centred else 0.0
+    point = op(T.KeyPoints(torch.tensor([[px + shift, py + shift]]), canvas_size=(H, W)))
+    rows, cols = torch.nonzero(op(dot)[0], as_tuple=True)
+    assert point.data[0].tolist() == [cols.item() + shift, rows.item() + shift]
+
+
 def test_boxes_under_affine_match_torchvision_matrix():
     angle, translate, scale, shear = 20.0, [4.0, -3.0], 0.8, [10.0, 5.0]
     out = F.affine(xyxy(dtype=torch.float64), angle, translate, scale, shear)
