@@ -109,11 +109,15 @@ void bind_generator(nb::module_& m) {
           "for_sample",
           [](uint64_t seed, int64_t epoch, int64_t sample, std::optional<uint64_t> field) {
             t::Rng rng(loader::sample_seed(seed, epoch), static_cast<uint64_t>(sample));
-            return Generator{field ? rng.fork(*field) : rng};
+            if (!field) return Generator{rng};
+            // The loader forks one generator per field, in field order, from the sample's generator.
+            for (uint64_t earlier = 0; earlier < *field; ++earlier) rng.fork(earlier);
+            return Generator{rng.fork(*field)};
           },
           "seed"_a, "epoch"_a, "sample"_a, "field"_a = nb::none(),
-          "The generator loom.loader gives the sample at global position `sample` of `epoch`:\n"
-          "Rng(sample_seed(seed, epoch), sample), forked by `field` (the field's index) when given.")
+          "The generator loom.loader gives the sample at global position `sample` of `epoch`,\n"
+          "Rng(sample_seed(seed, epoch), sample); with `field` (the field's index), the one that field's\n"
+          "decode and transforms draw from (the loader forks fields 0, 1, ... from it in order).")
       .def(
           "next", [](Generator& g) { return g.rng.next(); }, "64 random bits.")
       .def(

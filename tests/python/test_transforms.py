@@ -594,7 +594,10 @@ def test_default_generator_and_manual_seed(image):
 def test_for_sample_keys():
     a = T.Generator.for_sample(7, 2, 100)
     assert a.next() == T.Generator.for_sample(7, 2, 100).next()
-    assert T.Generator.for_sample(7, 2, 100, field=1).next() == T.Generator.for_sample(7, 2, 100).fork(1).next()
+    sample = T.Generator.for_sample(7, 2, 100)
+    fields = [sample.fork(f) for f in range(3)]  # the loader forks field 0, 1, ... in order
+    for f in range(3):
+        assert T.Generator.for_sample(7, 2, 100, field=f).next() == fields[f].next()
     draws = {T.Generator.for_sample(7, e, s).next() for e in range(3) for s in range(3)}
     assert len(draws) == 9
 
