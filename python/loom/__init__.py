@@ -18,6 +18,7 @@ from ._loom import (
     set_output_type,
 )
 from . import io
+from . import transforms
 
 __version__ = "0.1.0"
 
@@ -33,4 +34,5 @@ __all__ = [
     "get_output_type",
     "io",
     "set_output_type",
+    "transforms",
 ]

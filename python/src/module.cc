@@ -12,4 +12,6 @@ NB_MODULE(_loom, m) {
   python::bind_tensor(m);
   auto io = m.def_submodule("io", "Image and file I/O after torchvision.io");
   python::bind_io(io);
+  auto transforms = m.def_submodule("transforms", "Transforms after torchvision.transforms.v2");
+  python::bind_transforms(transforms);
 }
