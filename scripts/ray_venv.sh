@@ -8,14 +8,16 @@
 # Idempotent: an existing venv with the pinned Ray is kept (only the .pth is rewritten).
 set -euo pipefail
 RAY_VERSION=2.60.0
+PYTEST_VERSION=9.2.0  # tests/ray run in the venv
 build=$(realpath "${1:-build}")
 venv=$build/ray-venv
 python=/usr/bin/python3
 
-if ! "$venv/bin/python" -c "import ray, sys; sys.exit(ray.__version__ != '$RAY_VERSION')" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import ray, pytest, sys; sys.exit(ray.__version__ != '$RAY_VERSION' or pytest.__version__ != '$PYTEST_VERSION')" 2>/dev/null; then
   rm -rf "$venv"
   "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ray[data]==$RAY_VERSION"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ray[data]==$RAY_VERSION" \
+    "pytest==$PYTEST_VERSION"
 fi
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo "$build/python" >"$site/loom-build.pth"

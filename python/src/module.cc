@@ -12,4 +12,8 @@ NB_MODULE(_loom, m) {
   python::bind_tensor(m);
   auto io = m.def_submodule("io", "Image and file I/O after torchvision.io");
   python::bind_io(io);
+  auto pack = m.def_submodule("pack", "loom pack's plan and shard writer");
+  python::bind_pack(pack);
+  auto ray = m.def_submodule("ray", "loom.ray's native step: a batch of encoded images to one tensor");
+  python::bind_ray(ray);
 }
