@@ -145,6 +145,17 @@ def test_ray_fed_loader_decodes_loom_shards(cluster, data, cli_shards):
             assert str(key) not in seen
             seen[str(key)] = int(bytes(cls))
     assert seen == labels
+    # A DataIterator (what Ray Train's get_dataset_shard returns) feeds it the same way.
+    keys = [str(k) for b in loom.ray.iter_batches(dataset.iterator(), 5, size=(8, 8)) for k in b["__key__"]]
+    assert sorted(keys) == sorted(labels)
+
+
+def test_a_plan_with_errors_starts_nothing(data, tmp_path):
+    with pytest.raises(loom.InvalidInputError, match="nothing written"):
+        loom.ray.shard_rows([data, tmp_path / "missing"], str(tmp_path / "s-%d.tar"), SHARD_SIZE)
+    rows = loom.ray.shard_rows([data], str(tmp_path / "s-%d.tar"), SHARD_SIZE)
+    assert [r["shard"] for r in rows] == list(range(len(rows)))
+    assert rows[1]["path"] == str(tmp_path / "s-1.tar")
 
 
 def test_decode_batch_at_full_size_is_the_decode(media):
