@@ -27,7 +27,6 @@
 #include "shard_args.h"
 
 namespace loom::cli {
-namespace fs = std::filesystem;
 namespace {
 
 struct PackArgs {
