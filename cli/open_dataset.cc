@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "loom/codec/error.h"
+#include "loom/loader/pack.h"
 #include "loom/loader/shards.h"
 
 namespace loom::cli {
@@ -26,8 +27,7 @@ bool is_folder(const std::string& source) {
 }  // namespace
 
 bool names_manifest(const std::string& source) {
-  return !is_folder(source) && (ends_with_ascii_nocase(source, ".jsonl") || ends_with_ascii_nocase(source, ".ndjson") ||
-                                ends_with_ascii_nocase(source, ".csv"));
+  return loader::names_manifest(source);
 }
 
 bool names_shards(const std::string& source) {

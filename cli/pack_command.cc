@@ -7,14 +7,10 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "batch.h"
@@ -22,17 +18,15 @@
 #include "image_args.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
-#include "loom/loader/dataset.h"
 #include "loom/loader/file_list.h"
+#include "loom/loader/pack.h"
 #include "loom/loader/shard_plan.h"
-#include "loom/loader/tar_writer.h"
 #include "open_dataset.h"
 #include "parallel.h"
 #include "progress.h"
 #include "shard_args.h"
 
 namespace loom::cli {
-namespace fs = std::filesystem;
 namespace {
 
 struct PackArgs {
@@ -43,58 +37,18 @@ struct PackArgs {
   std::vector<std::string> extensions;
   ImageArgs image;  // convert's flags: any of them given means the images are transformed
   bool transform = false;
-  BatchOptions batch;  // -j, --overwrite, --fail-fast, -q
-  ShardFlags shards;   // --shard-index, --num-shards: split the shards among workers
+  bool verify = false;  // --verify
+  BatchOptions batch;   // -j, --overwrite, --fail-fast, -q
+  ShardFlags shards;    // --shard-index, --num-shards: split the shards among workers
 };
 
-// One sample, planned: an input file, or a manifest row and its file.
-struct Entry {
-  fs::path path;
-  fs::path relative;  // what its key is made of: the path below the folder given, the file name, the row's path
-  std::string where;  // names it in messages: its path (and for a row, which record of which manifest)
-  std::optional<std::string> cls;  // its class folder, for files in class folders of a folder given
-  std::string key;
-  std::string name;  // its member: the lower-case extension ("jpg")
-  uint64_t size = 0;
-  std::optional<int64_t> label;
-  std::string annotations;  // a manifest row's, a JSON object; "" for none
-};
-
-// The path of shard `n` of `pattern`: its one "%d" or "%0Nd" replaced by n, "%%" by "%". Throws
-// CLI::ValidationError("-o") for a pattern without exactly one such conversion.
+// The path of shard `n` of `pattern` (loader::shard_path); CLI::ValidationError("-o") for a bad pattern.
 std::string shard_path(const std::string& pattern, int64_t n) {
-  std::string out;
-  int conversions = 0;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%') {
-      out += pattern[i];
-      continue;
-    }
-    if (i + 1 < pattern.size() && pattern[i + 1] == '%') {
-      out += '%';
-      ++i;
-      continue;
-    }
-    size_t k = i + 1;
-    const bool zero = k < pattern.size() && pattern[k] == '0';
-    if (zero) ++k;
-    size_t width = 0;
-    while (k < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[k])) && width < 100)
-      width = width * 10 + static_cast<size_t>(pattern[k++] - '0');
-    if (k >= pattern.size() || pattern[k] != 'd' || width > 20) {
-      throw CLI::ValidationError("-o",
-                                 fmt::format("'{}': only %d or %0Nd (N up to 20) and %% may follow a %", pattern));
-    }
-    std::string digits = std::to_string(n);
-    if (digits.size() < width) digits.insert(0, width - digits.size(), zero ? '0' : ' ');
-    out += digits;
-    ++conversions;
-    i = k;
+  try {
+    return loader::shard_path(pattern, n);
+  } catch (const Error& e) {
+    throw CLI::ValidationError("-o", e.what());
   }
-  if (conversions != 1) {
-    throw CLI::ValidationError("-o", fmt::format("'{}' needs exactly one %d or %0Nd for the shard number", pattern));
-  }
-  return out;
 }
 
 // --shard-bytes: a byte count, optionally with K, M, G or T (powers of 1024). 0 for an empty text.
@@ -124,245 +78,42 @@ uint64_t parse_bytes(const std::string& text) {
   return value << shift;
 }
 
-// The sample key of `relative`: the path without its extension, dots in the file name replaced by '_'
-// (a dot there would end the key when read).
-std::string key_of(const fs::path& relative) {
-  std::string stem = relative.stem().string();
-  std::replace(stem.begin(), stem.end(), '.', '_');
-  const fs::path parent = relative.parent_path();
-  return parent.empty() ? stem : (parent / stem).generic_string();
-}
-
-// Byte order of the generic forms: how inputs are sorted, whatever the order of the command line.
-bool path_before(const fs::path& a, const fs::path& b) {
-  return a.generic_string() < b.generic_string();
-}
-
-// `names` sorted (byte order), each once: classes merged from several folders or manifests.
-std::vector<std::string> sorted_unique(std::vector<std::string> names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
-}
-
-// The files of the file and folder inputs, sorted by path (byte order of the generic form, whatever
-// the order of the command line). A file below a class folder of a folder given is labelled with that
-// folder's index among the classes of every folder given (loader::find_classes of each, merged and
-// sorted): for one folder, torchvision ImageFolder's class index. Problems go to `errors`.
-std::vector<Entry> list_files(const PackArgs& args, std::vector<std::string>& errors) {
-  std::vector<Entry> entries;
-  std::vector<std::string> classes;
-  loader::ScanOptions scan;
-  scan.extensions = args.extensions;
-  scan.follow_symlinks = true;  // as ImageFolder walks class folders (os.walk(followlinks=True))
-  for (const std::string& input : args.inputs) {
-    std::error_code ec;
-    const bool folder = fs::is_directory(input, ec);
-    try {
-      if (folder) {
-        const std::vector<std::string> found = loader::find_classes(input);
-        classes.insert(classes.end(), found.begin(), found.end());
-      }
-      for (loader::FileEntry& f : loader::scan_files(input, scan)) {
-        Entry e;
-        e.path = std::move(f.path);
-        e.relative = std::move(f.relative);
-        e.where = e.path.string();
-        if (folder && std::distance(e.relative.begin(), e.relative.end()) > 1) e.cls = e.relative.begin()->string();
-        entries.push_back(std::move(e));
-      }
-    } catch (const Error& e) {
-      errors.emplace_back(e.what());
-    }
-  }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return path_before(a.path, b.path); });
-  classes = sorted_unique(std::move(classes));
-  for (Entry& e : entries) {
-    if (!e.cls) continue;
-    const auto it = std::lower_bound(classes.begin(), classes.end(), *e.cls);
-    if (it == classes.end() || *it != *e.cls) {
-      errors.push_back(fmt::format("{}: its class folder '{}' appeared while the inputs were listed", e.where, *e.cls));
-    } else {
-      e.label = it - classes.begin();
-    }
-  }
-  return entries;
-}
-
-// The rows of the manifest inputs (loader::ManifestDataset), the manifests in order of their paths
-// (byte order, whatever the order of the command line), each in row order. A row's key is made of its
-// path as written, normalized (lexically: "./a/../b.jpg" is "b.jpg"), without a leading '/'. Class-name
-// labels index the sorted names of all manifests together (one manifest: ManifestDataset's indices);
-// integer labels are kept as written. Problems go to `errors`.
-std::vector<Entry> list_rows(const PackArgs& args, std::vector<std::string>& errors) {
-  std::vector<std::string> manifests = args.inputs;
-  std::stable_sort(manifests.begin(), manifests.end(),
-                   [](const std::string& a, const std::string& b) { return path_before(a, b); });
-  std::vector<std::shared_ptr<const loader::ManifestDataset>> opened;
-  std::vector<std::string> classes;
-  for (const std::string& manifest : manifests) {
-    try {
-      opened.push_back(loader::ManifestDataset::open(manifest));
-      classes.insert(classes.end(), opened.back()->classes().begin(), opened.back()->classes().end());
-    } catch (const Error& e) {
-      errors.emplace_back(e.what());
-      opened.push_back(nullptr);
-    }
-  }
-  classes = sorted_unique(std::move(classes));
-  std::vector<Entry> entries;
-  for (size_t m = 0; m < manifests.size(); ++m) {
-    if (!opened[m]) continue;
-    try {
-      if (opened[m]->classes() != classes) {
-        loader::ManifestOptions options;
-        options.classes = classes;
-        opened[m] = loader::ManifestDataset::open(manifests[m], options);
-      }
-    } catch (const Error& e) {
-      errors.emplace_back(e.what());
-      continue;
-    }
-    for (int64_t i = 0; i < opened[m]->size(); ++i) {
-      loader::Record row = opened[m]->describe(i);
-      Entry e;
-      e.path = row.source;
-      e.relative = fs::path(row.key).lexically_normal().relative_path();
-      e.where = fmt::format("{} (record {} of {})", row.source, i + 1, manifests[m]);
-      e.label = row.label;
-      e.annotations = std::move(row.annotations);
-      entries.push_back(std::move(e));
-    }
-  }
-  return entries;
-}
-
-// Lists and plans every input (list_rows for manifests, else list_files); `errors` gets a line for
-// each problem (a missing input, an unnamed member, two samples for one key).
-std::vector<Entry> plan_entries(const PackArgs& args, std::vector<std::string>& errors) {
-  const bool manifests = !args.inputs.empty() && names_manifest(args.inputs.front());  // never mixed (add_pack_command)
-  std::vector<Entry> entries = manifests ? list_rows(args, errors) : list_files(args, errors);
-  std::map<std::string, const Entry*> owner;  // key -> the sample that has it
-  for (Entry& e : entries) {
-    e.key = key_of(e.relative);
-    std::string ext = e.relative.extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    e.name = ext.empty() ? "" : ext.substr(1);
-    std::error_code ec;
-    e.size = fs::file_size(e.path, ec);
-    if (ec) {
-      errors.push_back(fmt::format("{}: cannot read its size: {}", e.where, ec.message()));
-    } else if (e.name.empty()) {
-      errors.push_back(fmt::format("{}: has no extension to name its member", e.where));
-    } else if (const std::string why = loader::member_problem(e.key, e.name); !why.empty()) {
-      errors.push_back(fmt::format("{}: {}", e.where, why));
-    } else if (auto [it, inserted] = owner.emplace(e.key, &e); !inserted) {
-      errors.push_back(fmt::format("{}: its key '{}' is also the key of {}", e.where, e.key, it->second->where));
-    }
-  }
-  return entries;
-}
-
-// One sample's members, ready to write.
-struct Prepared {
-  std::string image_name;
-  ByteSource image;
-  std::vector<uint8_t> transformed;
-  std::string label;
-  std::string error;
-};
-
-Prepared prepare(const PackArgs& args, const ImageSteps& steps, const Entry& e) {
-  Prepared p;
-  p.image = ByteSource::from_file(e.path);
-  p.image_name = e.name;
-  if (args.transform) {
-    const std::string ext = image_output_extension(args.image, e.path);
-    p.transformed = transform_image(args.image, steps, p.image, e.relative, ext == ".jpg");
-    p.image_name = ext.substr(1);
-  }
-  if (e.label) p.label = std::to_string(*e.label);
-  return p;
-}
-
-std::span<const uint8_t> as_bytes(const std::string& text) {
-  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-}
-
-// Writes shard `path` from `entries`; false (errors printed) when it could not be written whole.
+// Writes shard `path` from `entries`; false (the error printed) when it could not be written whole.
 bool write_shard(const PackArgs& args, const ImageSteps& steps, const std::string& path,
-                 const std::vector<Entry>& entries, int threads, Progress& progress) {
-  std::optional<loader::TarWriter> writer;
-  try {
-    create_output_folder(path);
-    loader::TarWriterOptions options;
-    options.overwrite = args.batch.overwrite;
-    writer.emplace(loader::TarWriter::create(path, options));
-  } catch (const std::exception& e) {
-    progress.print_error(failure_line(path, e));
-    for (size_t k = 0; k < entries.size(); ++k) progress.record(false, 0);
-    return false;
+                 std::span<const loader::PackEntry> entries, int threads, Progress& progress) {
+  loader::PackShardOptions options;
+  options.overwrite = args.batch.overwrite;
+  options.threads = threads;
+  options.verify = args.verify;
+  if (args.transform) {
+    options.transform = [&](const loader::PackEntry& e, const ByteSource& file) {
+      const std::string ext = image_output_extension(args.image, e.path);
+      return loader::PackedImage{ext.substr(1), transform_image(args.image, steps, file, e.relative, ext == ".jpg")};
+    };
   }
-  // Samples are read and transformed in parallel a window at a time, and written in order.
-  const size_t window = static_cast<size_t>(std::max(threads, 1)) * 4;
-  for (size_t begin = 0; begin < entries.size(); begin += window) {
-    const size_t n = std::min(window, entries.size() - begin);
-    std::vector<Prepared> prepared(n);
-    parallel_for(n, threads, [&](size_t k) {
-      try {
-        prepared[k] = prepare(args, steps, entries[begin + k]);
-      } catch (const std::exception& e) {
-        prepared[k].error = failure_line(entries[begin + k].where, e);
-      }
-    });
-    for (size_t k = 0; k < n; ++k) {
-      const Entry& e = entries[begin + k];
-      Prepared& p = prepared[k];
-      if (p.error.empty()) {
-        try {
-          const std::span<const uint8_t> image =
-              args.transform ? std::span<const uint8_t>(p.transformed) : p.image.bytes();
-          std::vector<loader::TarMember> members = {{p.image_name, image}};
-          if (e.label) members.push_back({"cls", as_bytes(p.label)});
-          if (!e.annotations.empty()) members.push_back({"json", as_bytes(e.annotations)});
-          writer->write(e.key, members);
-        } catch (const std::exception& ex) {
-          p.error = failure_line(e.where, ex);
-        }
-      }
-      if (!p.error.empty()) {
-        progress.print_error(fmt::format("{} (shard {} not written)", p.error, path));
-        for (size_t rest = begin + k; rest < entries.size(); ++rest) progress.record(false, 0);
-        return false;
-      }
-      progress.record(true, e.size);
-    }
-  }
-  try {
-    writer->commit();
-  } catch (const std::exception& e) {
-    progress.print_error(failure_line(path, e));
-    return false;
-  }
-  return true;
+  options.on_written = [&](const loader::PackEntry& e) { progress.record(true, e.size); };
+  const loader::PackShardResult result = loader::write_pack_shard(path, entries, options);
+  if (result.ok) return true;
+  progress.print_error(result.failed_sample >= 0 ? fmt::format("{} (shard {} not written)", result.error, path)
+                                                 : result.error);
+  for (size_t rest = static_cast<size_t>(result.samples); rest < entries.size(); ++rest) progress.record(false, 0);
+  return false;
 }
 
 int run_pack(const PackArgs& args) {
   const ImageSteps steps = parse_image_steps(args.image);
   const ShardSplit split = shard_split(args.shards);
-  std::vector<std::string> errors;
-  const std::vector<Entry> entries = plan_entries(args, errors);
-  if (!errors.empty()) {
-    for (const std::string& e : errors) std::fputs((e + "\n").c_str(), stderr);
+  loader::PackOptions options;
+  options.shard_size = args.shard_size;
+  options.shard_bytes = parse_bytes(args.shard_bytes);
+  options.extensions = args.extensions;
+  const loader::PackPlan plan = loader::plan_pack(args.inputs, options);
+  if (!plan.errors.empty()) {
+    for (const std::string& e : plan.errors) std::fputs((e + "\n").c_str(), stderr);
     std::fputs("nothing written: the shards depend on the whole input list\n", stderr);
     return 1;
   }
-  std::vector<uint64_t> sizes;
-  sizes.reserve(entries.size());
-  for (const Entry& e : entries) sizes.push_back(e.size);
-  const std::vector<loader::IndexRange> shards =
-      loader::plan_shards(sizes, args.shard_size, parse_bytes(args.shard_bytes));
+  const std::vector<loader::IndexRange>& shards = plan.shards;
   const loader::IndexRange mine = loader::split_range(static_cast<int64_t>(shards.size()), split.index, split.count);
   int64_t samples = 0;
   for (int64_t s = mine.begin; s < mine.end; ++s) samples += shards[static_cast<size_t>(s)].size();
@@ -373,7 +124,7 @@ int run_pack(const PackArgs& args) {
   bool failed = false;
   for (int64_t s = mine.begin; s < mine.end && !(failed && args.batch.fail_fast); ++s) {
     const loader::IndexRange r = shards[static_cast<size_t>(s)];
-    const std::vector<Entry> part(entries.begin() + r.begin, entries.begin() + r.end);
+    const std::span<const loader::PackEntry> part(plan.entries.data() + r.begin, static_cast<size_t>(r.size()));
     if (!write_shard(args, steps, shard_path(args.pattern, s), part, threads, progress)) failed = true;
   }
   std::string suffix = fmt::format(", shards {}..{} of {}", mine.begin, mine.end - 1, shards.size());
@@ -406,6 +157,9 @@ Command add_pack_command(CLI::App& app) {
   cmd->add_option("--extensions", args->extensions,
                   "In folders, the file extensions packed, comma-separated (default: the image extensions)")
       ->delimiter(',');
+  cmd->add_flag("--verify", args->verify,
+                "Decode every image before writing it: a sample that does not decode fails its shard (the bytes "
+                "written do not change)");
   const ImageFlags image = add_image_flags(*cmd, args->image);
   add_batch_flags(*cmd, args->batch);
   add_shard_flags(*cmd, args->shards, "shards");

@@ -18,6 +18,7 @@ from ._loom import (
     set_output_type,
 )
 from . import io
+from . import pack
 from . import transforms
 
 __version__ = "0.1.0"
@@ -33,6 +34,7 @@ __all__ = [
     "from_dlpack",
     "get_output_type",
     "io",
+    "pack",
     "set_output_type",
     "transforms",
 ]

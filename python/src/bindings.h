@@ -6,6 +6,8 @@
 namespace loom::python {
 
 void bind_io(nanobind::module_& io);                  // loom.io (after torchvision.io)
+void bind_pack(nanobind::module_& pack);              // loom.pack (loom pack's plan and shard writer)
+void bind_ray(nanobind::module_& ray);                // loom.ray's native step (decode_batch)
 void bind_transforms(nanobind::module_& transforms);  // loom.transforms.v2 (after torchvision.transforms.v2)
 
 }  // namespace loom::python

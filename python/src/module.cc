@@ -14,4 +14,8 @@ NB_MODULE(_loom, m) {
   python::bind_io(io);
   auto transforms = m.def_submodule("transforms", "Transforms after torchvision.transforms.v2");
   python::bind_transforms(transforms);
+  auto pack = m.def_submodule("pack", "loom pack's plan and shard writer");
+  python::bind_pack(pack);
+  auto ray = m.def_submodule("ray", "loom.ray's native step: a batch of encoded images to one tensor");
+  python::bind_ray(ray);
 }
