@@ -17,7 +17,7 @@ from ._loom import (
     get_output_type,
     set_output_type,
 )
-from . import io
+from . import audio, decoders, encoders, io, samplers
 
 __version__ = "0.1.0"
 
@@ -29,8 +29,12 @@ __all__ = [
     "LimitExceededError",
     "Tensor",
     "UnsupportedError",
+    "audio",
+    "decoders",
+    "encoders",
     "from_dlpack",
     "get_output_type",
     "io",
+    "samplers",
     "set_output_type",
 ]
