@@ -103,7 +103,13 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
     decoder =
         media.path ? video::VideoDecoder::open(*media.path, options) : video::VideoDecoder::open(media.bytes, options);
   }
-  nb::object metadata = video_metadata(decoder->metadata(), decoder->num_frames());
+  nb::object metadata;
+  try {
+    metadata = video_metadata(decoder->metadata(), decoder->num_frames());
+  } catch (...) {
+    destroy_without_gil(decoder);
+    throw;
+  }
   new (self) VideoDecoderPy{std::move(media),   stream_index,       dimension_order,    seek_mode,
                             num_ffmpeg_threads, std::move(decoder), std::move(metadata)};
 }
@@ -180,7 +186,9 @@ void bind_video_decoder(nb::module_& m) {
       "CLI converts). Indexing takes ints (negative from the end) and slices and returns tensors; the\n"
       "get_* methods return Frame / FrameBatch with pts_seconds and duration_seconds. An index or time\n"
       "outside the stream is IndexError. Decoding releases the GIL; one decoder is used by one thread at\n"
-      "a time. Pickles as its source and options (a decoder opened from memory pickles its bytes).")
+      "a time. Pickles as its source and options (a decoder opened from memory pickles its bytes). A\n"
+      "forked child may keep using a decoder with num_ffmpeg_threads=1; FFmpeg's decoding threads (any\n"
+      "other value) do not survive fork(), so pickle such a decoder to the child instead.")
       .def("__init__", &open_video, "source"_a, nb::kw_only(), "stream_index"_a = nb::none(),
            "dimension_order"_a = "NCHW", "seek_mode"_a = "exact", "num_ffmpeg_threads"_a = 1, "device"_a = "cpu")
       .def_prop_ro(
@@ -329,16 +337,23 @@ nb::object samples_in_range(const AudioDecoderPy& self, double start_seconds, st
   return audio_samples(std::move(data), first, rate);
 }
 
-nb::object audio_metadata(const AudioDecoderPy& self, const audio::AudioReader& reader) {
+// What the decoder found when it opened the stream.
+struct StreamFacts {
+  int sample_rate = 0;
+  int channels = 0;
+  std::optional<int64_t> num_frames;
+};
+
+nb::object audio_metadata(const AudioDecoderPy& self, const StreamFacts& reader) {
   nb::dict fields;
   fields["stream_index"] = self.stream_index ? nb::cast(*self.stream_index) : nb::none();
   fields["codec"] = nb::none();
   fields["sample_format"] = nb::none();
   fields["bit_rate"] = nb::none();
   fields["duration_seconds_from_header"] = nb::none();
-  fields["sample_rate"] = reader.sample_rate();
-  fields["num_channels"] = reader.channels();
-  fields["num_frames_from_header"] = reader.num_frames() ? nb::cast(*reader.num_frames()) : nb::none();
+  fields["sample_rate"] = reader.sample_rate;
+  fields["num_channels"] = reader.channels;
+  fields["num_frames_from_header"] = reader.num_frames ? nb::cast(*reader.num_frames) : nb::none();
   if (self.source.path) {
     ContainerInfo container;
     {
@@ -375,14 +390,16 @@ void open_audio(AudioDecoderPy* self, nb::handle source, std::optional<int> stre
                          nb::object()};
   audio::ReaderOptions options;
   options.stream_index = stream_index.value_or(-1);
-  std::optional<audio::AudioReader> reader;
+  StreamFacts facts;
   {
+    // Opened and closed without the GIL (closing joins FFmpeg's threads; see VideoDecoderPy).
     nb::gil_scoped_release unlocked;
-    reader = decoder.source.path ? audio::AudioReader(*decoder.source.path, options)
-                                 : audio::AudioReader(decoder.source.bytes, options);
+    const auto reader = decoder.source.path ? audio::AudioReader(*decoder.source.path, options)
+                                            : audio::AudioReader(decoder.source.bytes, options);
+    facts = {reader.sample_rate(), reader.channels(), reader.num_frames()};
   }
-  decoder.stream_rate = reader->sample_rate();
-  decoder.metadata = audio_metadata(decoder, *reader);
+  decoder.stream_rate = facts.sample_rate;
+  decoder.metadata = audio_metadata(decoder, facts);
   new (self) AudioDecoderPy(std::move(decoder));
 }
 

@@ -29,6 +29,10 @@ nb::object MediaSource::to_python() const {
   return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+VideoDecoderPy::~VideoDecoderPy() {
+  destroy_without_gil(decoder);
+}
+
 nb::object media_type(const char* name) {
   return nb::module_::import_("loom._media_types").attr(name);
 }

@@ -37,6 +37,10 @@ struct MediaSource {
 };
 
 // loom.decoders.VideoDecoder: one loom::video::VideoDecoder and what opened it (for pickling).
+//
+// The destructor closes the decoder without the GIL: closing joins FFmpeg's decoding threads, and a
+// thread that is logging may be waiting for the GIL inside an av_log callback that another extension
+// installed (PyAV's does), which would deadlock a close made with the GIL held.
 struct VideoDecoderPy {
   MediaSource source;
   std::optional<int> stream_index;
@@ -45,7 +49,26 @@ struct VideoDecoderPy {
   int num_ffmpeg_threads = 1;
   std::optional<video::VideoDecoder> decoder;
   nb::object metadata;  // loom._media_types.VideoStreamMetadata, built at open
+
+  ~VideoDecoderPy();
 };
+
+// Destroys `object` (e.g. a decoder, whose destructor joins FFmpeg threads) with the GIL released when
+// the calling thread holds it and the interpreter is not shutting down.
+template <typename T>
+void destroy_without_gil(T& object) {
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing();
+#else
+  const bool finalizing = _Py_IsFinalizing();
+#endif
+  if (PyGILState_Check() && !finalizing) {
+    nb::gil_scoped_release unlocked;
+    object.reset();
+  } else {
+    object.reset();
+  }
+}
 
 // A class of loom._media_types (Frame, FrameBatch, AudioSamples, ...).
 nb::object media_type(const char* name);
