@@ -84,9 +84,11 @@ void bind_audio(nb::module_& m) {
         "float64), as torchaudio for WAV; lossy codecs are always float32. channels_first: [C, N], else\n"
         "[N, C].\n\n"
         "Values equal soundfile's (libsndfile: WAV, AIFF, AU, CAF, FLAC, Vorbis) and PyAV's (FFmpeg: MP3,\n"
-        "AAC, Opus, ADPCM, video containers). Differences from torchaudio: format is accepted and not used\n"
-        "(loom identifies the format from the bytes); the decoded stream is the first audio stream;\n"
-        "errors are loom.Error subclasses (a missing file is loom.IoError).");
+        "AAC, Opus, ADPCM, video containers). Differences from torchaudio: normalize=False gives the native\n"
+        "integers of every PCM format (torchaudio only of WAV: FLAC comes as float32 there); 32-bit integer\n"
+        "and float files come as stored (torchaudio's sox rounds them through int32, a difference below\n"
+        "2^-25); format is accepted and not used (loom identifies the format from the bytes); errors are\n"
+        "loom.Error subclasses (a missing file is loom.IoError, a corrupt one loom.InvalidInputError).");
   m.def("save", &save, "uri"_a, "src"_a, "sample_rate"_a, "channels_first"_a = true, "compression"_a = nb::none(),
         "format"_a = nb::none(), "encoding"_a = nb::none(), "bits_per_sample"_a = nb::none(),
         "Encodes src (uint8, int16, int32, float32 or float64; [C, N], or [N, C] with\n"
