@@ -7,18 +7,23 @@ and torchaudio.load's where torchaudio reads the file (WAV/FLAC through its sox_
 normalize semantics). info fields equal torchaudio.info's. Lossless encodings round-trip exactly (24-bit
 FLAC to within the 24-bit step); lossy ones are decoded back with PyAV and checked for length, rate and
 signal-to-noise ratio.
+
+torchaudio runs in a worker process of its own (the `torchaudio` fixture), and loom's resampling in a
+fresh interpreter: libsox may be initialised only once per process, importing torchaudio initialises it,
+and so does loom's first SoX effect, so the two must not meet in one process (nor in this test session,
+whatever other test files run in it).
 """
 import io
 import multiprocessing
 import os
 import pickle
+import types
 
 import av
 import numpy as np
 import pytest
 import soundfile
 import torch
-import torchaudio
 
 import loom
 from loom.decoders import AudioDecoder, AudioSamples
@@ -38,6 +43,49 @@ TORCHAUDIO = ["pluck-pcm8.wav", "pluck-pcm16.wav", "pluck-pcm24.wav", "pluck-pcm
 @pytest.fixture(autouse=True)
 def torch_output():
     loom.set_output_type("torch")
+
+
+def _plain(value):
+    """What crosses back from the torchaudio worker: numpy arrays and builtins (nothing of torchaudio's)."""
+    if isinstance(value, torch.Tensor):
+        return value.numpy()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    if hasattr(value, "encoding") and hasattr(value, "bits_per_sample"):
+        return {k: getattr(value, k) for k in ("sample_rate", "num_frames", "num_channels", "bits_per_sample",
+                                               "encoding")}
+    return value
+
+
+def _torchaudio_worker(name, args, kwargs):
+    import torchaudio
+    function = torchaudio
+    for part in name.split("."):
+        function = getattr(function, part)
+    args = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args]
+    return _plain(function(*args, **kwargs))
+
+
+def _torch(value):
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value)
+    if isinstance(value, dict):
+        return types.SimpleNamespace(**value)
+    if isinstance(value, tuple):
+        return tuple(_torch(v) for v in value)
+    return value
+
+
+@pytest.fixture(scope="module")
+def torchaudio():
+    """Calls torchaudio.NAME(*args, **kwargs) in a spawned worker: tensors cross as numpy arrays,
+    AudioMetaData as a namespace of its five fields."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        def call(name, *args, **kwargs):
+            args = [a.numpy() if isinstance(a, torch.Tensor) else a for a in args]
+            return _torch(pool.apply(_torchaudio_worker, (name, args, kwargs)))
+
+        yield call
 
 
 def audio_file(media, name):
@@ -90,11 +138,11 @@ def test_load_equals_pyav(media, name):
 
 
 @pytest.mark.parametrize("name", TORCHAUDIO)
-def test_load_equals_torchaudio(media, name):
+def test_load_equals_torchaudio(media, name, torchaudio):
     path = audio_file(media, name)
     for normalize in (True, False):
         got, rate = loom.audio.load(path, normalize=normalize)
-        want, want_rate = torchaudio.load(path, normalize=normalize)
+        want, want_rate = torchaudio("load", path, normalize=normalize)
         assert rate == want_rate
         if name.endswith(".flac") and not normalize:
             # torchaudio's normalize=False applies to WAV only (FLAC comes as float32 anyway); loom
@@ -110,7 +158,7 @@ def test_load_equals_torchaudio(media, name):
             continue
         assert torch.equal(got, want), normalize
     got, _ = loom.audio.load(path, frame_offset=100, num_frames=555, channels_first=False)
-    want, _ = torchaudio.load(path, frame_offset=100, num_frames=555, channels_first=False)
+    want, _ = torchaudio("load", path, frame_offset=100, num_frames=555, channels_first=False)
     assert got.shape == want.shape
     assert float((got - want).abs().max()) <= (2.0**-25 if name in SOX_ROUNDS_32_BIT else 0.0)
 
@@ -161,9 +209,9 @@ def test_load_errors(media, tmp_path):
 
 
 @pytest.mark.parametrize("name", TORCHAUDIO + ["pluck-pcm16.aiff"])
-def test_info_equals_torchaudio(media, name):
+def test_info_equals_torchaudio(media, name, torchaudio):
     path = audio_file(media, name)
-    got, want = loom.audio.info(path), torchaudio.info(path)
+    got, want = loom.audio.info(path), torchaudio("info", path)
     assert isinstance(got, loom.audio.AudioMetaData)
     assert (got.sample_rate, got.num_frames, got.num_channels, got.bits_per_sample, got.encoding) == (
         want.sample_rate, want.num_frames, want.num_channels, want.bits_per_sample, want.encoding)
@@ -187,7 +235,7 @@ def sine(rate=16000, seconds=0.5, channels=2):
                             .astype(np.float32))
 
 
-def test_save_lossless_round_trips(tmp_path):
+def test_save_lossless_round_trips(tmp_path, torchaudio):
     samples = sine()
     as_int16 = (samples * 32767).round().to(torch.int16)
     cases = [("a.wav", samples, {}, "PCM_F", 32), ("b.wav", as_int16, {}, "PCM_S", 16),
@@ -196,7 +244,7 @@ def test_save_lossless_round_trips(tmp_path):
     for name, src, options, encoding, bits in cases:
         path = tmp_path / name
         loom.audio.save(path, src, 16000, **options)
-        info = torchaudio.info(str(path))
+        info = torchaudio("info", str(path))
         assert (info.encoding, info.bits_per_sample, info.sample_rate, info.num_frames) == (
             encoding, bits, 16000, samples.shape[1]), name
         back = torch.from_numpy(soundfile.read(path, dtype="float32", always_2d=True)[0].T.copy())
@@ -208,7 +256,7 @@ def test_save_lossless_round_trips(tmp_path):
             assert float((back - src).abs().max()) <= 2.0 ** (1 - bits), name
 
 
-def test_save_matches_torchaudio_save(tmp_path):
+def test_save_matches_torchaudio_save(tmp_path, torchaudio):
     samples = sine(channels=1)
     # Largest difference between the two files' samples: torchaudio's sox passes floats through int32
     # (PCM_F) and rounds x * 32768 where libsndfile scales by 0x7FFF (PCM_S 16): a step at most.
@@ -217,8 +265,8 @@ def test_save_matches_torchaudio_save(tmp_path):
                           ("z.flac", {}), ("u.wav", {"encoding": "ULAW"})):
         ours, theirs = tmp_path / ("loom_" + name), tmp_path / ("ta_" + name)
         loom.audio.save(ours, samples, 8000, **options)
-        torchaudio.save(str(theirs), samples, 8000, **options)
-        a, b = torchaudio.info(str(ours)), torchaudio.info(str(theirs))
+        torchaudio("save", str(theirs), samples, 8000, **options)
+        a, b = torchaudio("info", str(ours)), torchaudio("info", str(theirs))
         assert (a.encoding, a.bits_per_sample, a.num_channels, a.num_frames) == (
             b.encoding, b.bits_per_sample, b.num_channels, b.num_frames), name
         ours_samples = soundfile.read(ours, dtype="float32")[0]
@@ -263,10 +311,10 @@ def test_audio_decoder_equals_load(media):
         assert torch.equal(decoder.get_samples_played_in_range(1.0).data, whole[:, rate:])
 
 
-def test_audio_decoder_metadata(media):
+def test_audio_decoder_metadata(media, torchaudio):
     path = audio_file(media, "exo_bear.flac")
     meta = AudioDecoder(path).metadata
-    info = torchaudio.info(path)
+    info = torchaudio("info", path)
     assert (meta.sample_rate, meta.num_channels, meta.num_frames_from_header) == (
         info.sample_rate, info.num_channels, info.num_frames)
     assert meta.codec == "flac" and meta.stream_index == 0
@@ -281,9 +329,8 @@ def test_audio_decoder_metadata(media):
     assert decoder.metadata.codec == "aac"
 
 
-# Resampling runs SoX's "rate" effect. libsox may be initialised once per process, and importing
-# torchaudio initialises it (torchaudio.sox_effects), so loom's resampling runs in a fresh interpreter that
-# never imports torchaudio; its results come back as .npy files.
+# Resampling runs SoX's "rate" effect: in a fresh interpreter that never imports torchaudio (see the
+# module docstring); its results come back as .npy files.
 RESAMPLE_SCRIPT = """
 import sys
 import numpy as np
@@ -312,7 +359,7 @@ def run_without_torchaudio(script, *args):
     assert done.returncode == 0, done.stderr
 
 
-def test_audio_decoder_conversions(media, tmp_path):
+def test_audio_decoder_conversions(media, tmp_path, torchaudio):
     path = audio_file(media, "exo_bear.flac")  # 48 kHz stereo
     whole, rate = loom.audio.load(path)
     assert rate == 48000
@@ -333,15 +380,15 @@ def test_audio_decoder_conversions(media, tmp_path):
     assert low.shape[0] == 2 and abs(low.shape[1] - whole.shape[1] / 3) <= 1
     # loom's resampler is SoX's "rate -h": torchaudio's sox_effects runs the same effect, carrying the
     # samples as int32 inside sox (so float32 rounding of the 2^-31 grid apart).
-    reference, _ = torchaudio.sox_effects.apply_effects_tensor(whole, rate, [["rate", "-h", "16000"]])
+    reference, _ = torchaudio("sox_effects.apply_effects_tensor", whole, rate, [["rate", "-h", "16000"]])
     assert reference.shape == low.shape
     assert float(np.abs(reference.numpy() - low).max()) <= 2.0**-24
     assert np.array_equal(np.load(tmp_path / "part.npy"), low[:, 8000:16000])
     encoded = bytes(np.load(tmp_path / "encoded.npy"))
     back, back_rate = soundfile.read(io.BytesIO(encoded), dtype="float32", always_2d=True)
     assert back_rate == 16000 and back.shape == (16000, 1)
-    want, _ = torchaudio.sox_effects.apply_effects_tensor(tone.mean(dim=0, keepdim=True), 48000,
-                                                          [["rate", "-h", "16000"]])
+    want, _ = torchaudio("sox_effects.apply_effects_tensor", tone.mean(dim=0, keepdim=True), 48000,
+                         [["rate", "-h", "16000"]])
     assert float(np.abs(want.numpy() - back.T).max()) <= 2.0**-24
 
 
