@@ -235,8 +235,8 @@ void bind_video_decoder(nb::module_& m) {
             return frames_to_python(std::move(frames));
           },
           "start"_a, "stop"_a, "step"_a = 1,
-          "A FrameBatch of frames start, start + step, ... before stop (half-open; a stop past the end is\n"
-          "clamped). As TorchCodec: start must be a valid index and stop >= start, else IndexError.")
+          "A FrameBatch of frames start, start + step, ... before stop (half-open). start must be a valid\n"
+          "index and stop >= start, else IndexError; a stop past the end is clamped (TorchCodec refuses it).")
       .def(
           "get_frame_played_at",
           [](VideoDecoderPy& self, double seconds) {

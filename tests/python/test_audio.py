@@ -42,7 +42,10 @@ TORCHAUDIO = ["pluck-pcm8.wav", "pluck-pcm16.wav", "pluck-pcm24.wav", "pluck-pcm
 
 @pytest.fixture(autouse=True)
 def torch_output():
+    previous = loom.get_output_type()
     loom.set_output_type("torch")
+    yield
+    loom.set_output_type(previous)
 
 
 def _plain(value):

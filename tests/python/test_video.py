@@ -30,7 +30,10 @@ CORPUS = ["nasa_13013.mp4", "h264_10bits.mp4", "h265_video.mp4", "av1_video.mkv"
 
 @pytest.fixture(autouse=True)
 def torch_output():
+    previous = loom.get_output_type()
     loom.set_output_type("torch")
+    yield
+    loom.set_output_type(previous)
 
 
 def video(media, name="nasa_13013.mp4"):
@@ -110,7 +113,8 @@ def test_indexing_and_slices(media):
     assert torch.equal(decoder[np.int64(5)], decoder.get_frame_at(5).data)
     assert torch.equal(decoder[torch.tensor(7)], decoder[7])
     for key in (slice(10, 20), slice(3, 40, 7), slice(-5, None), slice(None, 4), slice(50, 40, -3),
-                slice(8, 8), slice(n - 2, n + 100)):
+                slice(8, 8), slice(n - 2, n + 100), slice(n, None), slice(-1000, 5), slice(None, None, -40),
+                slice(3, -1000, -1)):
         want = list(range(*key.indices(n)))
         got = decoder[key]
         assert got.shape[0] == len(want), key
