@@ -110,8 +110,8 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
     destroy_without_gil(decoder);
     throw;
   }
-  new (self) VideoDecoderPy{std::move(media),   stream_index,       dimension_order,    seek_mode,
-                            num_ffmpeg_threads, std::move(decoder), std::move(metadata)};
+  new (self) VideoDecoderPy{std::move(media),   stream_index,       dimension_order,     seek_mode,
+                            num_ffmpeg_threads, std::move(decoder), std::move(metadata), {}};
 }
 
 // i normalised to [0, n), or IndexError as TorchCodec raises.
@@ -135,6 +135,7 @@ void check_played(const VideoDecoderPy& self, double seconds) {
 
 video::Frames frames_at(VideoDecoderPy& self, const std::vector<int64_t>& indices) {
   nb::gil_scoped_release unlocked;
+  std::lock_guard busy(self.busy);
   return self.decoder->get_frames_at(indices);
 }
 
@@ -146,6 +147,7 @@ nb::object getitem(VideoDecoderPy& self, nb::handle key) {
     video::Frames frames;
     if (step > 0) {
       nb::gil_scoped_release unlocked;
+      std::lock_guard busy(self.busy);
       frames = self.decoder->get_frames_in_range(start, stop, step);
     } else {
       std::vector<int64_t> indices;
@@ -158,6 +160,7 @@ nb::object getitem(VideoDecoderPy& self, nb::handle key) {
   video::Frame frame;
   {
     nb::gil_scoped_release unlocked;
+    std::lock_guard busy(self.busy);
     frame = self.decoder->get_frame_at(index);
   }
   return to_python(std::move(frame.data));
@@ -203,6 +206,7 @@ void bind_video_decoder(nb::module_& m) {
             video::Frame frame;
             {
               nb::gil_scoped_release unlocked;
+              std::lock_guard busy(self.busy);
               frame = self.decoder->get_frame_at(i);
             }
             return frame_to_python(std::move(frame));
@@ -230,6 +234,7 @@ void bind_video_decoder(nb::module_& m) {
             video::Frames frames;
             {
               nb::gil_scoped_release unlocked;
+              std::lock_guard busy(self.busy);
               frames = self.decoder->get_frames_in_range(start, stop, step);
             }
             return frames_to_python(std::move(frames));
@@ -244,6 +249,7 @@ void bind_video_decoder(nb::module_& m) {
             video::Frame frame;
             {
               nb::gil_scoped_release unlocked;
+              std::lock_guard busy(self.busy);
               frame = self.decoder->get_frame_played_at(seconds);
             }
             return frame_to_python(std::move(frame));
@@ -257,6 +263,7 @@ void bind_video_decoder(nb::module_& m) {
             video::Frames frames;
             {
               nb::gil_scoped_release unlocked;
+              std::lock_guard busy(self.busy);
               frames = self.decoder->get_frames_played_at(times);
             }
             return frames_to_python(std::move(frames));
@@ -268,6 +275,7 @@ void bind_video_decoder(nb::module_& m) {
             video::Frames frames;
             {
               nb::gil_scoped_release unlocked;
+              std::lock_guard busy(self.busy);
               frames = self.decoder->get_frames_played_in_range(start_seconds, stop_seconds);
             }
             return frames_to_python(std::move(frames));

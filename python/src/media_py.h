@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct MediaSource {
 
 // loom.decoders.VideoDecoder: one loom::video::VideoDecoder and what opened it (for pickling).
 //
+// Every call into `decoder` runs with the GIL released and `busy` locked (taken after the GIL is
+// released, so the two cannot deadlock): Python threads sharing a decoder take turns instead of
+// racing inside it.
+//
 // The destructor closes the decoder without the GIL: closing joins FFmpeg's decoding threads, and a
 // thread that is logging may be waiting for the GIL inside an av_log callback that another extension
 // installed (PyAV's does), which would deadlock a close made with the GIL held.
@@ -49,6 +54,7 @@ struct VideoDecoderPy {
   int num_ffmpeg_threads = 1;
   std::optional<video::VideoDecoder> decoder;
   nb::object metadata;  // loom._media_types.VideoStreamMetadata, built at open
+  std::mutex busy;
 
   ~VideoDecoderPy();
 };

@@ -68,6 +68,7 @@ nb::object sample(VideoDecoderPy& decoder, Sample&& sample_clips) {
   video::Clips clips;
   {
     nb::gil_scoped_release unlocked;
+    std::lock_guard busy(decoder.busy);
     clips = sample_clips(*decoder.decoder);
   }
   return clips_to_python(std::move(clips));

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import pickle
 import subprocess
+import threading
 
 import av
 import numpy as np
@@ -260,6 +261,24 @@ def test_errors(media, tmp_path):
     no_video = media / "audio" / "exo_bear.flac"
     with pytest.raises(loom.InvalidInputError):
         VideoDecoder(no_video)
+
+
+def test_threads_sharing_a_decoder_take_turns(media):
+    decoder = VideoDecoder(video(media))
+    want = {i: decoder[i] for i in (0, 120, 250, 389)}
+    failures = []
+
+    def work(order):
+        for i in order * 3:
+            if not torch.equal(decoder.get_frame_at(i).data, want[i]):
+                failures.append(i)
+
+    threads = [threading.Thread(target=work, args=(order,)) for order in ([0, 250, 120, 389], [389, 0, 250, 120])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
 
 
 # ---- Pickling, fork, multiprocessing ----
