@@ -17,9 +17,7 @@ from ._loom import (
     get_output_type,
     set_output_type,
 )
-from . import io
-from . import pack
-from . import transforms
+from . import audio, decoders, encoders, io, pack, samplers, transforms
 
 __version__ = "0.1.0"
 
@@ -31,10 +29,14 @@ __all__ = [
     "LimitExceededError",
     "Tensor",
     "UnsupportedError",
+    "audio",
+    "decoders",
+    "encoders",
     "from_dlpack",
     "get_output_type",
     "io",
     "pack",
+    "samplers",
     "set_output_type",
     "transforms",
 ]

@@ -6,6 +6,10 @@
 namespace loom::python {
 
 void bind_io(nanobind::module_& io);                  // loom.io (after torchvision.io)
+void bind_decoders(nanobind::module_& decoders);      // loom.decoders (after torchcodec.decoders)
+void bind_samplers(nanobind::module_& samplers);      // loom.samplers (after torchcodec.samplers)
+void bind_encoders(nanobind::module_& encoders);      // loom.encoders (after torchcodec.encoders)
+void bind_audio(nanobind::module_& audio);            // loom.audio (load, save, info after torchaudio)
 void bind_pack(nanobind::module_& pack);              // loom.pack (loom pack's plan and shard writer)
 void bind_ray(nanobind::module_& ray);                // loom.ray's native step (decode_batch)
 void bind_transforms(nanobind::module_& transforms);  // loom.transforms.v2 (after torchvision.transforms.v2)

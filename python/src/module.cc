@@ -12,6 +12,14 @@ NB_MODULE(_loom, m) {
   python::bind_tensor(m);
   auto io = m.def_submodule("io", "Image and file I/O after torchvision.io");
   python::bind_io(io);
+  auto decoders = m.def_submodule("decoders", "Video and audio decoders after torchcodec.decoders");
+  python::bind_decoders(decoders);
+  auto samplers = m.def_submodule("samplers", "Clip samplers after torchcodec.samplers");
+  python::bind_samplers(samplers);
+  auto encoders = m.def_submodule("encoders", "Video and audio encoders after torchcodec.encoders");
+  python::bind_encoders(encoders);
+  auto audio = m.def_submodule("audio", "Audio load, save and info after torchaudio");
+  python::bind_audio(audio);
   auto transforms = m.def_submodule("transforms", "Transforms after torchvision.transforms.v2");
   python::bind_transforms(transforms);
   auto pack = m.def_submodule("pack", "loom pack's plan and shard writer");
