@@ -17,7 +17,7 @@ from ._loom import (
     get_output_type,
     set_output_type,
 )
-from . import io
+from . import data, io
 
 __version__ = "0.1.0"
 
@@ -29,6 +29,7 @@ __all__ = [
     "LimitExceededError",
     "Tensor",
     "UnsupportedError",
+    "data",
     "from_dlpack",
     "get_output_type",
     "io",

@@ -12,4 +12,6 @@ NB_MODULE(_loom, m) {
   python::bind_tensor(m);
   auto io = m.def_submodule("io", "Image and file I/O after torchvision.io");
   python::bind_io(io);
+  auto data = m.def_submodule("data", "Datasets and the prefetching Loader");
+  python::bind_data(data);
 }
