@@ -337,6 +337,7 @@ class Loader:
             if batch is None:
                 return
             yield batch if collate is None else collate(batch)
+            del batch  # hold no batch while the next is awaited: the pool keeps buffers for one
 
     def __len__(self):
         return len(self._native)

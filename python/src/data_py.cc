@@ -22,6 +22,7 @@
 
 #include "bindings.h"
 #include "data_py.h"
+#include "loom/accel/cuda.h"
 #include "loom/codec/error.h"
 #include "loom/loader/dataset.h"
 #include "loom/loader/loader.h"
@@ -284,6 +285,13 @@ void bind_data(nb::module_& m) {
             return out;
           },
           "index"_a);
+  // CUDA's fork record (loom/accel/cuda.h), for tests without a GPU and for Python code about to use
+  // CUDA through another library: _check_cuda_fork_safety raises loom.UnsupportedError in a child
+  // forked after _note_cuda_initialized (or loom's own CUDA use) in an ancestor.
+  m.def("_note_cuda_initialized", &accel::note_cuda_initialized);
+  m.def(
+      "_check_cuda_fork_safety", [](const std::string& what) { accel::check_cuda_fork_safety(what.c_str()); },
+      "what"_a = "cuda");
   m.def("_open_folder", &open_folder, "root"_a, "extensions"_a.none());
   m.def("_open_manifest", &open_manifest, "path"_a, "path_field"_a, "label_field"_a, "classes"_a);
   m.def("_open_shards", &open_shards, "patterns"_a, "index_folder"_a, "write_index"_a);

@@ -318,3 +318,26 @@ def test_long_calls_release_the_gil(folder, what):
     # throughout would let it count only in the switch interval before the call took it.
     baseline, _ = _counts_during(lambda: _busy(seconds))
     assert counted > 0.8 * baseline, (counted, baseline)
+
+
+def test_cuda_in_a_child_forked_after_cuda_init_is_an_error():
+    from loom._loom import data as native
+
+    native._check_cuda_fork_safety("cuda")  # this process never initialised CUDA: allowed
+
+    def child():
+        # A child that initialises CUDA (as loom's device code records it), then forks: its own
+        # child must refuse CUDA with loom.UnsupportedError, while it itself may go on using it.
+        native._note_cuda_initialized()
+        native._check_cuda_fork_safety("cuda")
+
+        def grandchild():
+            try:
+                native._check_cuda_fork_safety("to_device")
+            except loom.UnsupportedError as e:
+                return "forked after CUDA was initialised" in str(e) and str(e).startswith("to_device")
+            return False
+
+        return _in_child(grandchild) == 0
+
+    assert _in_child(child) == 0
