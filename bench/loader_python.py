@@ -58,6 +58,8 @@ def parse_args():
 
 def python_worker(args):
     """The Python side, in its own process: one JSON line like `loom bench loader`'s."""
+    import torch  # noqa: F401 -- loom imports it at the first batch: here, before the timers start
+
     import loom.data as ld
 
     dataset = ld.FolderDataset(args.python_worker)
