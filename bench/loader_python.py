@@ -15,7 +15,8 @@ own fresh process; the two take turns, --rounds times, in alternating order.
 Per run: the steady samples/s (the median of epochs 2..E; epoch 1 starts the threads) and the CPU time
 per sample (user + system of every thread: getrusage of the finished C++ process; time.process_time()
 around the Python side's epochs, which leaves out starting Python and importing torch). Reported: each
-side's median over rounds, the ratio Python / C++ of each round and their median (1.0: as fast).
+side's median over rounds, the ratio Python / C++ of each round and their median (1.0: as fast), and
+the Python side's own cost per batch (an epoch built ahead in full, then timed as the loop drains it).
 
 Data: --images JPEGs (default 400) in 10 classes, made by bench/loader.py's make_image_folder (crops
 of the real photos in <media>/images/jpeg resized to ImageNet-like sizes) into a temporary folder,
@@ -77,7 +78,18 @@ def python_worker(args):
             samples += batch["label"].shape[0]
         rates.append(samples / (time.perf_counter() - start))
     cpu = time.process_time() - cpu_start
+    # The Python side's own cost per batch: with every batch of an epoch built ahead, the time the
+    # loop takes to go through them (next(), the dict, two tensors through torch.from_dlpack).
+    ready = ld.Loader(dataset, batch_size=args.batch, shuffle=True, num_threads=args.threads,
+                      prefetch=len(loader), fields=loader.fields)
+    next(iter(ready))  # starts the pipeline; one batch taken
+    while ready.stats()["ready_batches"] < len(ready) - 1:
+        time.sleep(0.01)
+    start = time.perf_counter()
+    drained = sum(1 for _ in ready)
+    overhead_us = (time.perf_counter() - start) / drained * 1e6
     print(json.dumps({"epoch_samples_per_second": rates, "samples": len(dataset), "cpu_seconds": cpu,
+                      "python_us_per_batch": overhead_us,
                       "stats": loader.stats()}))
 
 
@@ -110,7 +122,8 @@ def run_python(args, root):
     # CPU from inside: the epochs only, not starting Python and importing torch (about 1.5 s here),
     # which the C++ side does not pay (its figure includes listing the folder: milliseconds).
     result, _ = run_child(cmd, env=dict(os.environ))
-    return steady(result["epoch_samples_per_second"]), result["cpu_seconds"] / (result["samples"] * args.epochs) * 1e3
+    return (steady(result["epoch_samples_per_second"]),
+            result["cpu_seconds"] / (result["samples"] * args.epochs) * 1e3, result["python_us_per_batch"])
 
 
 def main():
@@ -138,7 +151,7 @@ def main():
                     got["python"] = run_python(args, root)
             rounds.append({"cpp_samples_per_second": got["cpp"][0], "cpp_cpu_ms_per_sample": got["cpp"][1],
                            "python_samples_per_second": got["python"][0],
-                           "python_cpu_ms_per_sample": got["python"][1],
+                           "python_cpu_ms_per_sample": got["python"][1], "python_us_per_batch": got["python"][2],
                            "ratio": got["python"][0] / got["cpp"][0],
                            "cpu_ratio": got["python"][1] / got["cpp"][1]})
             x = rounds[-1]
@@ -153,6 +166,8 @@ def main():
               f"{med['cpp_cpu_ms_per_sample']:.3f} ms CPU/sample")
         print(f"  Python loom.data.Loader: {med['python_samples_per_second']:.1f} samples/s, "
               f"{med['python_cpu_ms_per_sample']:.3f} ms CPU/sample")
+        print(f"  Python's own cost: {med['python_us_per_batch']:.1f} us per batch of {args.batch} (every batch "
+              f"built ahead: next(), the dict, the tensors through torch.from_dlpack)")
         print(f"  Python / C++: {med['ratio']:.3f} wall (median of the rounds' ratios), CPU {med['cpu_ratio']:.3f}")
         print(f"  load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         if args.json:
