@@ -140,6 +140,43 @@ def test_error_policies(tmp_path, folder):
     assert replace.skipped()[0]["replaced_by"] is not None
 
 
+@pytest.fixture
+def loom_cli(request):
+    """The loom CLI (conftest's `loom` fixture, renamed: `loom` is the package here)."""
+    return request.getfixturevalue("loom")
+
+
+def test_manifest_and_shard_datasets(folder, tmp_path, loom_cli):
+    import json
+    import subprocess
+
+    ref = torchvision.datasets.ImageFolder(folder)
+    manifest = tmp_path / "train.jsonl"
+    with open(manifest, "w", encoding="utf-8") as f:
+        for i, (path, label) in enumerate(ref.samples):
+            f.write(json.dumps({"path": path, "label": ref.classes[label], "i": i}) + "\n")
+    ds = ld.ManifestDataset(manifest)
+    assert ds.classes == ref.classes and len(ds) == len(ref)
+    loader = ld.Loader(ds, fields=[ld.LabelField(), ld.AnnotationsField("meta")], batch_size=5)
+    labels, metas = [], []
+    for batch in loader:
+        labels += batch["label"].tolist()
+        metas += batch["meta"]
+    assert labels == [label for _, label in ref.samples]
+    assert [json.loads(m)["i"] for m in metas] == list(range(len(ref)))
+
+    subprocess.run([loom_cli, "pack", folder, "-o", str(tmp_path / "shard-%02d.tar"), "--shard-size", "10"], check=True,
+                   capture_output=True)
+    shards = ld.ShardDataset(str(tmp_path / "shard-{00..02}.tar"))
+    assert len(shards) == len(ref) and len(shards.shards) == 3
+    loader = ld.Loader(shards, batch_size=4, shuffle="shards", seed=3, metadata=True)
+    got = {}
+    for batch in loader:
+        for key, label in zip(batch["__key__"], batch["label"].tolist()):
+            got[key] = label
+    assert sorted(got.values()) == sorted(label for _, label in ref.samples)
+
+
 def test_batches_are_not_copied(folder):
     ds = ld.FolderDataset(folder)
     fields = [ld.ImageField(random_resized_crop=16, normalize=(ld.IMAGENET_MEAN, ld.IMAGENET_STD)),
