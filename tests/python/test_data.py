@@ -246,6 +246,27 @@ def test_decode_in_forked_child(folder):
     assert _in_child(lambda: torch.equal(loom.io.decode_image(path), parent)) == 0
 
 
+def test_decode_in_forked_children_while_a_parent_thread_decodes(folder):
+    # Another thread allocates and frees large tensors (the codec's block cache) while fork() is
+    # called: the child must find every lock free.
+    big = loom.io.encode_jpeg(torch.zeros((3, 512, 512), dtype=torch.uint8))
+    want = loom.io.decode_image(big)
+    stop = threading.Event()
+
+    def decode_loop():
+        while not stop.is_set():
+            loom.io.decode_image(big)
+
+    thread = threading.Thread(target=decode_loop)
+    thread.start()
+    try:
+        for _ in range(10):
+            assert _in_child(lambda: torch.equal(loom.io.decode_image(big), want)) == 0
+    finally:
+        stop.set()
+        thread.join()
+
+
 def test_new_loader_in_forked_child_while_parent_loader_runs(folder):
     ds = ld.FolderDataset(folder)
     fields = [ld.ImageField(random_resized_crop=16, layout="HWC"), ld.LabelField()]
