@@ -79,8 +79,8 @@ class ImageField:
         order: Resize(resize) (an int resizes the shorter side, as torchvision), CenterCrop(center_crop),
         RandomHorizontalFlip(p), RandomVerticalFlip(p) (p = 0: none).
     normalize: (mean, std), 1 value or one per channel: the image becomes float32 (x / 255 - mean) / std
-        in normalize_layout ("CHW" by default), written straight into the batch (the values of a final
-        torchvision Normalize after ToTensor, bit for bit in loom's float32).
+        in normalize_layout ("CHW" by default), written straight into the batch: bit for bit the values
+        of loom's Normalize applied last (torchvision's ToTensor + Normalize up to float32 rounding).
     boxes_format: "XYXY", "XYWH", "CXCYWH", ...: the record's {"boxes", "keypoints"} annotations travel
         with the image through the transforms and come back as "<name>.boxes" and "<name>.keypoints".
     """

@@ -5,7 +5,7 @@
 
 namespace loom::python {
 
-void bind_io(nanobind::module_& io);  // loom.io (after torchvision.io)
+void bind_io(nanobind::module_& io);      // loom.io (after torchvision.io)
 void bind_data(nanobind::module_& data);  // loom.data (datasets and the Loader)
 
 }  // namespace loom::python
