@@ -71,6 +71,19 @@ def test_default_fields_decode_exactly(folder):
     assert seen == list(range(len(ds)))
 
 
+def test_normalize_is_torchvisions_up_to_float32_rounding(folder):
+    import torchvision.transforms.functional as F
+
+    ds = ld.FolderDataset(folder)
+    fields = [ld.ImageField(normalize=(ld.IMAGENET_MEAN, ld.IMAGENET_STD)), ld.LabelField()]
+    for batch in ld.Loader(ds, fields=fields, batch_size=1, metadata=True):
+        path = ds.read(batch["__index__"][0])["source"]
+        decoded = loom.io.decode_image(path, loom.io.ImageReadMode.RGB)
+        want = F.normalize(decoded.float() / 255, ld.IMAGENET_MEAN, ld.IMAGENET_STD)
+        assert batch["image"].dtype == torch.float32
+        torch.testing.assert_close(batch["image"][0], want, rtol=0, atol=2e-6)
+
+
 @pytest.mark.parametrize("world_size", [1, 2, 3])
 def test_order_is_distributed_sampler(folder, world_size):
     ds = ld.FolderDataset(folder)
