@@ -412,3 +412,25 @@ def test_cuda_in_a_child_forked_after_cuda_init_is_an_error():
         return _in_child(grandchild) == 0
 
     assert _in_child(child) == 0
+
+
+def test_video_and_audio_fields(media, tmp_path):
+    import json
+
+    videos = tmp_path / "v.jsonl"
+    videos.write_text("".join(json.dumps({"path": os.path.join(media, "video", name), "label": i}) + "\n"
+                              for i, name in enumerate(["nasa_13013.mp4", "exo_video_1.mp4"])))
+    loader = ld.Loader(ld.ManifestDataset(videos), batch_size=2, seed=4,
+                       fields=[ld.VideoField(num_frames=4, frame_step=2, size=(64, 96)), ld.LabelField()])
+    [batch] = list(loader)
+    assert batch["video"].shape == (2, 4, 3, 64, 96) and batch["video"].dtype == torch.uint8
+    assert batch["label"].tolist() == [0, 1]
+
+    sounds = tmp_path / "a.jsonl"
+    sounds.write_text("".join(json.dumps({"path": os.path.join(media, "audio", name)}) + "\n"
+                              for name in ["exo_bear.flac", "exo_bear_vorbis.ogg"]))
+    loader = ld.Loader(ld.ManifestDataset(sounds), batch_size=2,
+                       fields=[ld.AudioField(duration=0.5, channels=1, sample_rate=16000)])
+    [batch] = list(loader)
+    assert batch["audio"].shape == (2, 1, 8000) and batch["audio"].dtype == torch.float32
+    assert batch["audio"].abs().max() > 0
