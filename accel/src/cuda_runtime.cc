@@ -14,6 +14,15 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
+bool fork_unsafe() {
+  try {
+    check_cuda_fork_safety("cuda");
+    return false;
+  } catch (const Error&) {
+    return true;
+  }
+}
+
 }  // namespace
 
 bool built_with_cuda() {
@@ -21,6 +30,8 @@ bool built_with_cuda() {
 }
 
 int cuda_device_count() {
+  if (fork_unsafe()) return 0;
+  note_cuda_initialized();
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError();  // clear the sticky "no device" status
@@ -33,6 +44,7 @@ Tensor to_device(const Tensor& src, Device device) {
   const Tensor in = src.device().is_cpu() ? src.contiguous() : src;
   if (!in.is_contiguous()) throw Error(ErrorCode::kUnsupported, "cuda", "device tensors must be contiguous to copy");
   if (in.device().is_cpu() && device.is_cpu()) return in.clone();
+  check_cuda_fork_safety("cuda");  // before the runtime is touched in a forked child
   if (device.index < 0 || device.index >= cuda_device_count()) {
     throw Error(ErrorCode::kUnsupported, "cuda", fmt::format("CUDA device {} is not available", device.index));
   }

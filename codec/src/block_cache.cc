@@ -1,5 +1,7 @@
 #include "block_cache.h"
 
+#include <pthread.h>
+
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -61,6 +63,19 @@ Cache& cache() {
   static Cache* const kCache = new Cache;  // never destroyed: tensors may be freed during exit
   return *kCache;
 }
+
+// fork() while another thread holds the mutex would leave it locked for ever in the child (whose
+// first large tensor would then wait for ever): the forking thread holds it across fork() instead.
+// Installed at load time, before any loader installs its own handlers: prepare handlers run in the
+// reverse order of installation, so a loader's (which stops threads that may free tensors) runs
+// before this lock is taken.
+void lock_for_fork() {
+  cache().mutex.lock();
+}
+void unlock_after_fork() {
+  cache().mutex.unlock();
+}
+[[maybe_unused]] const int kForkHandlers = pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork);
 
 Block fresh_block(size_t capacity) {
   // malloc with room to align by hand rather than aligned_alloc: glibc leaves aligned_alloc's slack as

@@ -16,6 +16,7 @@
 #include "buffer_pool.h"
 #include "collate.h"
 #include "field_reader.h"
+#include "fork_guard.h"
 #include "loom/codec/error.h"
 
 namespace loom::loader {
@@ -409,9 +410,16 @@ Loader::Loader(DatasetPtr dataset, LoaderOptions options) {
     options.order.shard_sizes = dataset->shard_sizes();
   impl_ = std::make_unique<Impl>(std::move(dataset), std::move(options));
   impl_->order_of_epoch();  // refuses a partition that starves a rank now, not at the first batch
+  // Before fork(): stop the pipeline (next() restarts it at the same batch) and free the arena's
+  // threads, so that neither process inherits a thread caught mid-task (fork_guard.h).
+  detail::register_for_fork(impl_.get(), [impl = impl_.get()] {
+    impl->stop();
+    impl->arena.terminate();
+  });
 }
 
 Loader::~Loader() {
+  detail::unregister_for_fork(impl_.get());
   impl_->stop();
 }
 

@@ -26,4 +26,6 @@ NB_MODULE(_loom, m) {
   python::bind_pack(pack);
   auto ray = m.def_submodule("ray", "loom.ray's native step: a batch of encoded images to one tensor");
   python::bind_ray(ray);
+  auto data = m.def_submodule("data", "Datasets and the prefetching Loader");
+  python::bind_data(data);
 }
