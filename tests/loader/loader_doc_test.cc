@@ -76,8 +76,10 @@ TEST(LoaderDocTest, ExampleRunsAndIsThePagesCode) {
   EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 4) << printed;
   EXPECT_NE(printed.find(", 3 bytes"), std::string::npos) << printed;
 
-  const std::string page = read_text(fs::path(LOOM_TEST_REFERENCE_DIR) / ".." / ".." / "docs" / "loader.md");
-  const std::string code = example_of(read_text(__FILE__));
+  // By path from the source tree, not __FILE__: ccache's base_dir (setup.sh) makes that relative.
+  const fs::path tests = fs::path(LOOM_TEST_REFERENCE_DIR) / "..";
+  const std::string page = read_text(tests / ".." / "docs" / "loader.md");
+  const std::string code = example_of(read_text(tests / "loader" / "loader_doc_test.cc"));
   EXPECT_NE(page.find("```cpp\n" + code + "```"), std::string::npos) << "docs/loader.md lacks:\n" << code;
 }
 
