@@ -121,6 +121,13 @@ void read_image(const ImageField& spec, const Record& record, const Member& memb
   }
   if (spec.transform) spec.transform->apply(sample, rng);
   watch.lap(clock.transform_ns);
+  // normalize runs at collation, where one image's failure would fail the batch: checked here, where
+  // it is this sample's error (and the error policy's to handle).
+  if (spec.normalize && sample.image.dtype() != DType::kUInt8 && sample.image.dtype() != DType::kFloat32) {
+    throw Error(ErrorCode::kUnsupported, member.bytes.name(),
+                "normalize takes uint8 or float32 images, this one is " + std::string(to_string(sample.image.dtype())) +
+                    " (decode 16-bit PNGs with to_uint8)");
+  }
   value.tensor = sample.image;
   value.layout = sample.layout;
   if (sample.boxes) value.boxes = sample.boxes->data;

@@ -153,6 +153,29 @@ def test_error_policies(tmp_path, folder):
     assert replace.skipped()[0]["replaced_by"] is not None
 
 
+def test_an_image_normalize_cannot_take_is_that_samples_error(tmp_path, folder, media):
+    """A 16-bit PNG under normalize fails as its own sample (the error policy applies), not its batch."""
+    root = tmp_path / "deep"
+    os.makedirs(root / "a")
+    for i in range(3):
+        with open(os.path.join(folder, "cat", "00.jpg"), "rb") as src, open(root / "a" / f"{i}.jpg", "wb") as dst:
+            dst.write(src.read())
+    (root / "a" / "1.png").write_bytes((media / "images/png/mode_16bit.png").read_bytes())
+    fields = [ld.ImageField("image", resize=(8, 8), normalize=(ld.IMAGENET_MEAN, ld.IMAGENET_STD)),
+              ld.LabelField("label")]
+    ds = ld.FolderDataset(root)
+    with pytest.raises(loom.UnsupportedError, match=r"1\.png: normalize takes uint8 or float32 images, this one is uint16"):
+        for _ in ld.Loader(ds, batch_size=4, fields=fields):
+            pass
+    skip = ld.Loader(ds, batch_size=4, fields=fields, error_policy="skip")
+    assert [len(b["label"]) for b in skip] == [3]
+    [report] = skip.skipped()
+    assert report["name"].endswith("1.png") and "to_uint8" in report["error"]
+    as_uint8 = [ld.ImageField("image", resize=(8, 8), to_uint8=True, normalize=(ld.IMAGENET_MEAN, ld.IMAGENET_STD)),
+                ld.LabelField("label")]
+    assert [len(b["label"]) for b in ld.Loader(ds, batch_size=4, fields=as_uint8)] == [4]
+
+
 @pytest.fixture
 def loom_cli(request):
     """The loom CLI (conftest's `loom` fixture, renamed: `loom` is the package here)."""

@@ -120,6 +120,12 @@ def test_ray_fed_loader_decodes_loom_shards(cluster, data, cli_shards):
     assert sorted(keys) == sorted(labels)
 
 
+def test_more_threads_than_a_node_has_is_an_error_not_a_wait(cluster, data, tmp_path):
+    with pytest.raises(ValueError, match="threads=3: no node"):
+        loom.ray.pack([data], str(tmp_path / "x-%06d.tar"), SHARD_SIZE, threads=3)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_plan_with_errors_starts_nothing(data, tmp_path):
     with pytest.raises(loom.InvalidInputError, match="nothing written"):
         loom.ray.shard_rows([data, tmp_path / "missing"], str(tmp_path / "s-%d.tar"), SHARD_SIZE)

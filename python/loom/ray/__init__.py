@@ -70,10 +70,14 @@ def pack(inputs: Sequence, output: str, shard_size: int, *, shard_bytes: int = 0
     """``loom pack INPUTS -o OUTPUT --shard-size N`` on the Ray cluster ``ray.init`` connected to.
 
     One Ray task per shard on ``concurrency`` actors (default: Ray's choice), each with ``threads``
-    CPUs. Returns {'shards': [row per shard, by shard], 'samples': written, 'errors': [str]}; the job
+    CPUs (a ValueError when no node has that many: Ray would wait for one). Returns {'shards': [row per shard, by shard], 'samples': written, 'errors': [str]}; the job
     ends normally whatever the shards' fate. Unlike the command's --num-shards/--shard-index, there is no
     split to give: Ray spreads the shards over the cluster.
     """
+    largest = max((node["Resources"].get("CPU", 0) for node in ray.nodes() if node["Alive"]), default=0)
+    if threads > largest:
+        # Ray would wait for such a node for ever.
+        raise ValueError(f"threads={threads}: no node of this cluster has that many CPUs (largest: {largest:g})")
     rows = shard_rows(inputs, output, shard_size, shard_bytes=shard_bytes, extensions=extensions)
     summary = {"shards": [], "samples": 0, "errors": []}
     if not rows:
