@@ -205,7 +205,19 @@ class _Dataset:
         return self._native.read(index)
 
 
-class FolderDataset(_Dataset):
+class _ClassDataset(_Dataset):
+    """A dataset with named classes: classes (names by index) and class_to_idx, as ImageFolder."""
+
+    @property
+    def classes(self):
+        return self._native.classes
+
+    @property
+    def class_to_idx(self):
+        return {name: i for i, name in enumerate(self._native.classes)}
+
+
+class FolderDataset(_ClassDataset):
     """root/<class>/**/<file>, listed as torchvision.datasets.ImageFolder(root) lists it: the same
     classes, class_to_idx, order and labels (index i is ImageFolder's sample i).
 
@@ -218,16 +230,8 @@ class FolderDataset(_Dataset):
         super().__init__(_native._open_folder(root, None if extensions is None else list(extensions)))
         self.root = os.fspath(root)
 
-    @property
-    def classes(self):
-        return self._native.classes
 
-    @property
-    def class_to_idx(self):
-        return {name: i for i, name in enumerate(self._native.classes)}
-
-
-class ManifestDataset(_Dataset):
+class ManifestDataset(_ClassDataset):
     """One record per row of a JSON Lines (.jsonl, .ndjson) or CSV (.csv) manifest.
 
     path_field: the column with each file's path (relative to the manifest's folder unless absolute).
@@ -238,14 +242,6 @@ class ManifestDataset(_Dataset):
 
     def __init__(self, path, path_field="path", label_field="label", classes=None):
         super().__init__(_native._open_manifest(path, path_field, label_field, list(classes or [])))
-
-    @property
-    def classes(self):
-        return self._native.classes
-
-    @property
-    def class_to_idx(self):
-        return {name: i for i, name in enumerate(self._native.classes)}
 
 
 class ShardDataset(_Dataset):

@@ -75,3 +75,15 @@ def dtype_name(dtype):
     if text.startswith("torch."):
         return text[len("torch."):]
     return np.dtype(dtype).name
+
+
+def resize_size(size):
+    """(height, width) from Resize's size: an int (or [n]) is (n, 0), the shorter side."""
+    if isinstance(size, numbers.Integral):
+        return (int(size), 0)
+    values = [int(v) for v in size]
+    if len(values) == 1:
+        return (values[0], 0)
+    if len(values) != 2:
+        raise ValueError(f"size must be an int or a sequence of 1 or 2 ints, got {size!r}")
+    return tuple(values)

@@ -13,17 +13,6 @@ from ._transform import Transform
 from ._tv_tensors import InterpolationMode, interpolation_name
 
 
-def _resize_size(size):
-    if isinstance(size, numbers.Integral):
-        return (int(size), 0)
-    values = [int(v) for v in size]
-    if len(values) == 1:
-        return (values[0], 0)
-    if len(values) != 2:
-        raise ValueError(f"size must be an int or a sequence of 1 or 2 ints, got {size!r}")
-    return tuple(values)
-
-
 class Resize(Transform):
     """Resize to size ([h, w]); an int (or [n]) resizes the shorter side to n, keeping the aspect ratio.
     max_size is not supported (None only)."""
@@ -32,7 +21,7 @@ class Resize(Transform):
         if max_size is not None:
             raise ValueError("loom's Resize has no max_size")
         self.size, self.interpolation, self.antialias = size, interpolation, antialias
-        height, width = _resize_size(size)
+        height, width = _args.resize_size(size)
         self.native = _native.Resize(height, width, interpolation_name(interpolation), bool(antialias))
 
 

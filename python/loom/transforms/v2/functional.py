@@ -82,24 +82,13 @@ def pad(inpt, padding, fill=None, padding_mode="constant", *, layout="CHW"):
     return _geometric(inpt, layout, _native.pad, _args.padding4(padding), padding_mode, _args.fill_values(fill))
 
 
-def _resize_target(size):
-    if isinstance(size, numbers.Integral):
-        return (int(size), 0)
-    values = [int(v) for v in size]
-    if len(values) == 1:
-        return (values[0], 0)
-    if len(values) != 2:
-        raise ValueError(f"size must be an int or a sequence of 1 or 2 ints, got {size!r}")
-    return tuple(values)
-
-
 def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True, *, layout="CHW"):
     """Resize to size ([h, w]; an int or [n] resizes the shorter side to n keeping the aspect ratio).
     antialias=True: Pillow's filters (torchvision's antialias); uint8 uses Pillow's fixed-point
     arithmetic (within 1 of torchvision's uint8 result). max_size is not supported."""
     if max_size is not None:
         raise ValueError("loom's resize has no max_size")
-    height, width = _resize_target(size)
+    height, width = _args.resize_size(size)
     return _geometric(inpt, layout, _native.resize, height, width, interpolation_name(interpolation),
                       bool(antialias))
 
