@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "loom/codec/internal/regular_file.h"
 #include "loom/codec/limits.h"
 
 namespace loom::audio {
@@ -356,10 +357,8 @@ EffectResult apply_effects(const Tensor& samples, int sample_rate, const EffectC
 
 EffectResult apply_effects_file(const std::filesystem::path& path, const EffectChain& chain, bool channels_first) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(ErrorCode::kIo, path.string(),
-                std::filesystem::exists(path, ec) ? "is not a regular file" : "no such file");
-  }
+  if (!std::filesystem::exists(path, ec)) throw Error(ErrorCode::kIo, path.string(), "no such file");
+  require_regular_file(path);  // before libsox's fopen(), which would block on a FIFO
   FormatPtr format;
   EffectResult result = run_chain(
       chain, channels_first,
