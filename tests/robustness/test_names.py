@@ -1,8 +1,23 @@
-"""Names at the limits (CATALOG.md 55b): no input name, however encoded, can make loom abort.
+"""Names at the limits (CATALOG.md 55b-55c): every legal output name can be written, and no input name,
+however encoded, can make loom abort.
 """
 import json
 import os
 import subprocess
+
+NAME_MAX = 255
+
+
+def test_a_255_byte_output_name_is_written(run_loom, media, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    stem = "n" * (NAME_MAX - len(".png"))
+    (src / f"{stem}.png").write_bytes((media / "images" / "png" / "tiny.png").read_bytes())
+    out = tmp_path / "out"
+    result = run_loom("convert", src, "-o", out, "--format", "png", timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in out.iterdir()] == [f"{stem}.png"]  # in place, and no temporary left behind
+    assert len(os.fsencode(f"{stem}.png")) == NAME_MAX
 
 
 def test_a_missing_input_whose_name_is_not_utf8_is_reported(loom, tmp_path):
