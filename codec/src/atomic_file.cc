@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "loom/codec/error.h"
@@ -53,12 +54,11 @@ std::string temporary_prefix(const std::filesystem::path& path) {
   constexpr size_t kTail = std::char_traits<char>::length(".loom-") + 6;  // + random_suffix()
   const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   const std::string name = path.filename().string();
-  if (1 + name.size() + kTail <= kNameMax) return (folder / ("." + name + ".loom-")).string();
+  if (1 + name.size() + kTail <= kNameMax) return (folder / fmt::format(".{}.loom-", name)).string();
   uint64_t hash = 0xcbf29ce484222325;
   for (const char c : name) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3;
-  const std::string tag = fmt::format(".{:016x}", hash);
-  const size_t keep = kNameMax - 1 - tag.size() - kTail;
-  return (folder / ("." + name.substr(0, keep) + tag + ".loom-")).string();
+  constexpr size_t kKeep = kNameMax - 1 - 17 - kTail;  // 17: ".HHHHHHHHHHHHHHHH"
+  return (folder / fmt::format(".{}.{:016x}.loom-", std::string_view(name).substr(0, kKeep), hash)).string();
 }
 
 }  // namespace
