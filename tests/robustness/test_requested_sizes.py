@@ -58,3 +58,9 @@ def test_a_pad_effect_asking_for_tens_of_gigabytes_is_refused(loom, tmp_path):
     out = tmp_path / "out"
     # 100,000 s of 48 kHz stereo float: 38 GB.
     refused(run_limited(loom, "audio", src, "-o", out, "--effects", "pad 0 100000"), src, out)
+
+
+def test_frames_resize_to_ten_billion_pixels_is_refused(loom, media, tmp_path):
+    src = media / "video" / "nasa_13013.mp4"
+    out = tmp_path / "out"
+    refused(run_limited(loom, "frames", src, "-o", out, "--indices", "0", "--resize", "100000x100000"), src, out)
