@@ -64,3 +64,16 @@ def test_frames_resize_to_ten_billion_pixels_is_refused(loom, media, tmp_path):
     src = media / "video" / "nasa_13013.mp4"
     out = tmp_path / "out"
     refused(run_limited(loom, "frames", src, "-o", out, "--indices", "0", "--resize", "100000x100000"), src, out)
+
+
+def test_effects_of_unknown_length_stop_cleanly_at_the_limit_or_out_of_memory(loom, tmp_path):
+    # After "silence" libsox no longer knows the length, so nothing can be checked up front: the sink
+    # stops the flow, at Limits::max_bytes or (here, under the address-space limit) when memory runs
+    # out, with a loom error instead of a std::bad_alloc unwinding through libsox's C frames.
+    src = wav(tmp_path / "one_second.wav", channels=2, rate=48000)
+    out = tmp_path / "out"
+    result = run_limited(loom, "audio", src, "-o", out, "--effects", "synth sine 440; silence 1 0.01 1%; repeat 20000")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(f"{src}: samples: "), result.stderr
+    assert "the effects' output" in result.stderr and "bad_alloc" not in result.stderr, result.stderr
+    assert not out.exists() or not any(out.rglob("*")), list(out.rglob("*"))
