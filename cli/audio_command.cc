@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -134,6 +135,23 @@ audio::EffectChain format_chain(int64_t in_channels, int in_rate, int channels, 
   return chain;
 }
 
+// Refuses, before anything is decoded, an output that --rate and --channels make larger than
+// Limits::max_bytes as float32 samples (the size after --effects is checked by the effect chain itself,
+// from the length libsox carries through the effects).
+void check_output_size(const AudioArgs& args, const audio::AudioInfo& in, const fs::path& input) {
+  if (!args.effects.empty() || in.num_frames <= 0 || in.sample_rate <= 0) return;
+  const uint64_t max_bytes = Limits{}.max_bytes;
+  const double rate_ratio = args.rate > 0 ? static_cast<double>(args.rate) / in.sample_rate : 1.0;
+  const double frames = std::ceil(static_cast<double>(in.num_frames) * rate_ratio);
+  const int64_t channels = args.channels > 0 ? args.channels : in.channels;
+  const double bytes = frames * static_cast<double>(channels) * sizeof(float);
+  if (max_bytes != 0 && bytes > static_cast<double>(max_bytes)) {
+    throw Error(ErrorCode::kLimitExceeded, input.string(),
+                fmt::format("output of {:.0f} frames of {} channels ({:.0f} bytes) exceeds the limit of {} bytes",
+                            frames, channels, bytes, max_bytes));
+  }
+}
+
 // Converts one file; returns the input bytes read. Throws loom::Error.
 uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects, const BatchJob& job) {
   const audio::AudioInfo in = audio::info(job.input);
@@ -149,6 +167,7 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
   // 16-bit FLAC, 24-bit samples widen exactly to 32); processing, float and lossy outputs use float32.
   const bool process = !effects.empty() || (args.rate > 0 && in.sample_rate != args.rate) ||
                        (args.channels > 0 && in.channels != args.channels) || save.encoding != "PCM_S";
+  check_output_size(args, in, job.input);
   audio::LoadOptions load;
   load.normalize = process;
   audio::Audio a = audio::load(job.input, load);

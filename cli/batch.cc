@@ -49,8 +49,20 @@ std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const s
       continue;
     }
     for (loader::FileEntry& f : files) {
-      BatchJob job{f.path, f.relative, (fs::path(outdir) / f.relative).replace_extension(output_extension(f.path)), ""};
+      // The output name may depend on the input's bytes (a sniff), which throws for a special file: the
+      // job then fails with that error and writes nothing.
+      std::string extension, sniff_error;
+      try {
+        extension = output_extension(f.path);
+      } catch (const Error& e) {
+        sniff_error = e.message();
+      }
+      BatchJob job{f.path, f.relative, (fs::path(outdir) / f.relative).replace_extension(extension), sniff_error};
       job.output = job.output.lexically_normal();
+      if (!sniff_error.empty()) {  // writes nothing: it cannot clash with another input's output
+        jobs.push_back(std::move(job));
+        continue;
+      }
       auto [it, inserted] = owner.emplace(job.output, job.input);
       if (!inserted) {
         job.planning_error =

@@ -23,7 +23,8 @@ struct BatchJob {
   std::filesystem::path input;
   std::filesystem::path relative;  // below the folder given, or the file name for a file given directly
   std::filesystem::path output;    // OUTDIR / relative, with the extension replaced
-  std::string planning_error;      // set when the job cannot run (its output collides with another's)
+  std::string planning_error;      // set when the job cannot run (its output collides with another's, or
+                                   // the input is not a regular file)
 };
 
 // Lists every input (a file is kept whatever its name; a folder is scanned recursively for files with

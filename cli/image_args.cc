@@ -8,6 +8,7 @@
 #include <random>
 
 #include "batch.h"
+#include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
 #include "loom/transforms/geometry.h"
 #include "loom/transforms/noise.h"
@@ -195,6 +196,8 @@ std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& st
     const bool swapped = args.exif && info.orientation >= 5;  // EXIF 5..8 turn the image by 90 degrees
     const Size upright{swapped ? info.width : info.height, swapped ? info.height : info.width};
     target = resize_target(*resize, upright);
+    // The requested size obeys the limits as a decoded one does, before anything is decoded.
+    check_image_size(opt.limits, src.name(), target.width, target.height, info.channels, 1);
     // DCT-domain scaling: JPEG decodes straight to the smallest size that still covers the target.
     opt.min_width = static_cast<int>(swapped ? target.height : target.width);
     opt.min_height = static_cast<int>(swapped ? target.width : target.height);
@@ -206,6 +209,8 @@ std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& st
   if (steps.crop) image = apply_crop(image, *steps.crop);
   if (resize) {
     if (!dct_hint) target = resize_target(*resize, transforms::image_size(image, Layout::kHWC));
+    check_image_size(opt.limits, src.name(), target.width, target.height, image.size(2),
+                     static_cast<int64_t>(element_size(image.dtype())));
     transforms::ResizeOptions ro;
     ro.interpolation = parse_interp(args.interp);
     ro.antialias = !args.no_antialias;

@@ -119,6 +119,12 @@ ordered_json describe(const std::filesystem::path& path, bool scan) {
   throw Error(ErrorCode::kInvalidInput, path.string(), "unknown format (not an image, audio or video file)");
 }
 
+// One JSON line on stdout. File names and messages are bytes, not necessarily UTF-8: bytes that are
+// not valid UTF-8 are written as U+FFFD (the replacement character), so every line is valid JSON.
+void print_line(const ordered_json& line) {
+  std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
 int run_info(const InfoArgs& args) {
   int status = 0;
   for (const std::string& input : args.paths) {
@@ -126,7 +132,7 @@ int run_info(const InfoArgs& args) {
     try {
       files = loader::scan_files(input);
     } catch (const Error& e) {
-      std::cout << ordered_json{{"path", input}, {"error", e.message()}}.dump() << '\n';
+      print_line(ordered_json{{"path", input}, {"error", e.message()}});
       status = 1;
       continue;
     }
@@ -141,7 +147,7 @@ int run_info(const InfoArgs& args) {
         line["error"] = e.what();
         status = 1;
       }
-      std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      print_line(line);
     }
   }
   return status;

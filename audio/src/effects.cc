@@ -6,6 +6,7 @@
 #include <sox.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "loom/codec/internal/regular_file.h"
 #include "loom/codec/limits.h"
 
 namespace loom::audio {
@@ -32,12 +34,16 @@ namespace {
 // quote libsox.
 thread_local std::string t_sox_message;
 
-void on_sox_message(unsigned level, const char* /*filename*/, const char* fmt, va_list ap) {
+// Called from libsox's C frames: nothing may throw out of it (an allocation failure drops the message).
+void on_sox_message(unsigned level, const char* /*filename*/, const char* fmt, va_list ap) noexcept {
   if (level > 1) return;  // failures only; warnings ("clipped N samples") and debug output are dropped
   char buffer[512];
   std::vsnprintf(buffer, sizeof buffer, fmt, ap);
-  if (!t_sox_message.empty()) t_sox_message += "; ";
-  t_sox_message += buffer;
+  try {
+    if (!t_sox_message.empty()) t_sox_message += "; ";
+    t_sox_message += buffer;
+  } catch (...) {
+  }
 }
 
 // The random seed libsox starts with; every chain starts from it again (as `sox -R`).
@@ -119,6 +125,9 @@ struct Source {
 
 struct Sink {
   std::vector<sox_sample_t> data;  // interleaved
+  size_t max_samples = 0;          // Limits::max_bytes as samples (0: no limit)
+  bool overflow = false;           // the chain produced more: the flow was stopped, the result is an error
+  bool out_of_memory = false;      // with overflow: below the limit, but the allocation failed
 };
 
 template <typename T>
@@ -136,11 +145,36 @@ int source_drain(sox_effect_t* effp, sox_sample_t* obuf, size_t* osamp) {
   return n == 0 ? SOX_EOF : SOX_SUCCESS;
 }
 
-int sink_flow(sox_effect_t* effp, const sox_sample_t* ibuf, sox_sample_t* /*obuf*/, size_t* isamp, size_t* osamp) {
+// The effect callbacks run inside libsox's C frames: they never throw. The sink stops the flow (through
+// stop_flow, sox_flow_effects' callback) when the output would pass max_samples or cannot be allocated;
+// it grows its buffer itself so that the capacity never passes max_samples either.
+int sink_flow(sox_effect_t* effp, const sox_sample_t* ibuf, sox_sample_t* /*obuf*/, size_t* isamp,
+              size_t* osamp) noexcept {
   Sink* sink = priv_pointer<Sink>(effp);
-  sink->data.insert(sink->data.end(), ibuf, ibuf + *isamp);
   *osamp = 0;
+  std::vector<sox_sample_t>& data = sink->data;
+  const size_t need = data.size() + *isamp;
+  if (sink->overflow || (sink->max_samples != 0 && need > sink->max_samples)) {
+    sink->overflow = true;
+    return SOX_EOF;
+  }
+  try {
+    if (need > data.capacity()) {
+      size_t capacity = std::max(need, 2 * data.capacity());
+      if (sink->max_samples != 0) capacity = std::min(capacity, sink->max_samples);
+      data.reserve(capacity);
+    }
+    data.insert(data.end(), ibuf, ibuf + *isamp);
+  } catch (...) {  // std::bad_alloc: below the limit, but more than this process can have
+    sink->overflow = sink->out_of_memory = true;
+    return SOX_EOF;
+  }
   return SOX_SUCCESS;
+}
+
+// sox_flow_effects' callback: stops the flow once the sink has overflowed.
+int stop_flow(sox_bool /*all_done*/, void* client) noexcept {
+  return static_cast<const Sink*>(client)->overflow ? SOX_EOF : SOX_SUCCESS;
 }
 
 const sox_effect_handler_t* source_handler() {
@@ -247,10 +281,25 @@ EffectResult run_chain(const EffectChain& effects, bool channels_first, Build&& 
   build(run);
   add_user_effects(run, effects);
   check_result_signal(run.signal);
+  // The output is collected as 32-bit samples, then returned as float32: both sizes are samples * 4.
+  const uint64_t max_samples = Limits{}.max_bytes / sizeof(float);
+  run.sink.max_samples = static_cast<size_t>(max_samples);
+  const std::string limit_text = "exceeds the limit of " + std::to_string(Limits{}.max_bytes) + " bytes";
+  // libsox carries the length forward through the effects that know theirs (pad, rate, channels, trim,
+  // ...): a size known before the flow is checked before the flow.
+  if (max_samples != 0 && run.signal.length != SOX_UNKNOWN_LEN && run.signal.length > max_samples) {
+    throw Error(ErrorCode::kLimitExceeded, input_name,
+                "the effects' output of " + std::to_string(run.signal.length) + " samples " + limit_text);
+  }
   if (!run.lock_whole_run) lock.unlock();
 
   t_sox_message.clear();
-  const int status = sox_flow_effects(run.chain.get(), nullptr, nullptr);
+  const int status = sox_flow_effects(run.chain.get(), stop_flow, &run.sink);
+  if (run.sink.overflow) {
+    throw Error(ErrorCode::kLimitExceeded, input_name,
+                run.sink.out_of_memory ? "out of memory collecting the effects' output (under the byte limit)"
+                                       : "the effects' output " + limit_text);
+  }
   if (status != SOX_SUCCESS && status != SOX_EOF) {
     throw Error(ErrorCode::kInternal, input_name,
                 "libsox failed while running the effects" + (t_sox_message.empty() ? "" : ": " + t_sox_message));
@@ -356,10 +405,8 @@ EffectResult apply_effects(const Tensor& samples, int sample_rate, const EffectC
 
 EffectResult apply_effects_file(const std::filesystem::path& path, const EffectChain& chain, bool channels_first) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(ErrorCode::kIo, path.string(),
-                std::filesystem::exists(path, ec) ? "is not a regular file" : "no such file");
-  }
+  if (!std::filesystem::exists(path, ec)) throw Error(ErrorCode::kIo, path.string(), "no such file");
+  require_regular_file(path);  // before libsox's fopen(), which would block on a FIFO
   FormatPtr format;
   EffectResult result = run_chain(
       chain, channels_first,

@@ -14,6 +14,7 @@
 #include "loom/accel/interleave.h"
 #include "loom/audio/reader.h"
 #include "loom/codec/error.h"
+#include "loom/codec/internal/regular_file.h"
 
 namespace loom::audio {
 namespace detail {
@@ -39,7 +40,7 @@ std::unique_ptr<Decoder> open_decoder(const Input& input, int stream_index, cons
     if (ec || !std::filesystem::exists(status)) {
       throw Error(ErrorCode::kIo, name, "cannot open: no such file");
     }
-    if (!std::filesystem::is_regular_file(status)) throw Error(ErrorCode::kIo, name, "cannot open: not a regular file");
+    require_regular_file(input.path);
   } else if (input.source->size() == 0) {
     throw Error(ErrorCode::kInvalidInput, name, "is empty (0 bytes)");
   }

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "loom/codec/error.h"
@@ -42,6 +44,23 @@ std::string random_suffix() {
   return suffix;
 }
 
+// The temporary's path without its random suffix: ".NAME.loom-" in the destination's folder. When that
+// name with the suffix would exceed NAME_MAX (NAME of 244 to 255 bytes), NAME is cut and followed by a
+// 64-bit FNV-1a hash of the whole name, ".CUT.HHHHHHHHHHHHHHHH.loom-", exactly NAME_MAX with the suffix:
+// still hidden, still ending in ".loom-XXXXXX", and distinct for names that differ only after the cut
+// (uniqueness itself comes from O_EXCL).
+std::string temporary_prefix(const std::filesystem::path& path) {
+  constexpr size_t kNameMax = NAME_MAX;
+  constexpr size_t kTail = std::char_traits<char>::length(".loom-") + 6;  // + random_suffix()
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const std::string name = path.filename().string();
+  if (1 + name.size() + kTail <= kNameMax) return (folder / fmt::format(".{}.loom-", name)).string();
+  uint64_t hash = 0xcbf29ce484222325;
+  for (const char c : name) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3;
+  constexpr size_t kKeep = kNameMax - 1 - 17 - kTail;  // 17: ".HHHHHHHHHHHHHHHH"
+  return (folder / fmt::format(".{}.{:016x}.loom-", std::string_view(name).substr(0, kKeep), hash)).string();
+}
+
 }  // namespace
 
 struct AtomicFile::State {
@@ -69,8 +88,7 @@ AtomicFile AtomicFile::create(const std::filesystem::path& path, bool overwrite)
   auto state = std::make_unique<State>();
   state->path = path;
   state->overwrite = overwrite;
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const std::string prefix = (folder / fmt::format(".{}.loom-", path.filename().string())).string();
+  const std::string prefix = temporary_prefix(path);
   // The name is registered before the file exists and the file is then created with O_EXCL, so that a
   // signal at any moment finds every temporary of this process registered (mkostemp then registering
   // left a window in which an interrupted run leaked its temporary).

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "loom/codec/error.h"
+#include "loom/codec/internal/regular_file.h"
 #include "loom/codec/internal/unique_fd.h"
 
 namespace loom {
@@ -26,7 +27,9 @@ constexpr size_t kMmapThreshold = size_t{1} << 20;
 }  // namespace
 
 ByteSource ByteSource::from_file(const std::filesystem::path& path, const Limits& limits) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is then refused as not a regular file.
+  // A device is never opened (opening some has effects of its own); a FIFO swapped in after this check
+  // is opened O_NONBLOCK, so as not to wait for a writer, and refused by the fstat below.
+  require_regular_file(path);
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) io_error(path, "cannot open", errno);
   struct stat st {};

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "loom/codec/internal/regular_file.h"
+
 namespace loom {
 namespace {
 
@@ -140,6 +142,7 @@ Format sniff_format(std::span<const uint8_t> b) {
 }
 
 Format sniff_file(const std::filesystem::path& path) {
+  require_regular_file(path);  // an ifstream would block on a FIFO and read /dev/zero
   uint8_t head[512];
   std::ifstream in(path, std::ios::binary);
   in.read(reinterpret_cast<char*>(head), sizeof(head));

@@ -166,6 +166,39 @@ TEST(AtomicFileTest, RemovePendingFilesDeletesOpenTemporaries) {
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"done"});
 }
 
+// Every legal name (up to NAME_MAX = 255 bytes) can be written: the temporary ".NAME.loom-XXXXXX" would be
+// 12 bytes longer, so for long names it is shortened, staying hidden, distinct for names that differ
+// only past the cut, and registered for remove_pending_files().
+TEST(AtomicFileTest, NamesUpToNameMaxAreWritten) {
+  TempDir dir;
+  for (const size_t length : {size_t{243}, size_t{244}, size_t{250}, size_t{255}}) {
+    const std::string name(length, 'n');
+    AtomicFile f = AtomicFile::create(dir / name);
+    f.write(std::vector<uint8_t>{7});
+    const std::vector<std::string> pending = listing(dir.path());
+    ASSERT_EQ(pending.size(), 1u) << length;
+    EXPECT_TRUE(pending[0].starts_with(".")) << pending[0];
+    EXPECT_NE(pending[0].find(".loom-"), std::string::npos) << pending[0];
+    EXPECT_LE(pending[0].size(), 255u);
+    f.commit();
+    EXPECT_EQ(listing(dir.path()), std::vector<std::string>{name});
+    EXPECT_EQ(read_bytes(dir / name), std::vector<uint8_t>{7});
+    fs::remove(dir / name);
+  }
+}
+
+TEST(AtomicFileTest, LongNamesThatDifferOnlyAtTheEndGetTheirOwnTemporaries) {
+  TempDir dir;
+  const std::string a = std::string(254, 'x') + "a", b = std::string(254, 'x') + "b";
+  AtomicFile fa = AtomicFile::create(dir / a);
+  AtomicFile fb = AtomicFile::create(dir / b);
+  fa.write(std::vector<uint8_t>{1});
+  fb.write(std::vector<uint8_t>{2});
+  EXPECT_EQ(listing(dir.path()).size(), 2u);
+  remove_pending_files();  // finds both shortened temporaries
+  EXPECT_TRUE(listing(dir.path()).empty());
+}
+
 // ---- write_file_atomic ----
 
 TEST(WriteFileAtomicTest, WritesTheBytesWithUsualPermissions) {

@@ -1,4 +1,5 @@
 #include "loom/codec/internal/ffmpeg_handles.h"
+#include "loom/codec/internal/regular_file.h"
 
 #include <fmt/format.h>
 
@@ -125,6 +126,7 @@ UniqueFormatContext open_with(const std::string& path, const std::string& url, A
 }  // namespace
 
 UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline) {
+  require_regular_file(path);  // FFmpeg's file protocol would block in open() on a FIFO
   // "file:" keeps a path with a colon from being read as a protocol name.
   return open_with(path, "file:" + path, nullptr, limits, deadline);
 }

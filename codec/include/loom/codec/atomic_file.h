@@ -1,6 +1,8 @@
 // Atomic file output: a file appears at its path whole, or not at all.
 //
-// An AtomicFile writes into a hidden temporary ".NAME.loom-XXXXXX" in the destination's folder;
+// An AtomicFile writes into a hidden temporary ".NAME.loom-XXXXXX" in the destination's folder (when that
+// would exceed NAME_MAX, NAME is cut and followed by a hash of the whole name, ".CUT.HASH.loom-XXXXXX",
+// so every legal name can be written);
 // commit() gives it the usual permissions (0666 less the umask), syncs it to disk and moves it onto the
 // path. Until then the path is untouched, and a destructor without commit(), an error, or
 // remove_pending_files() (from a signal handler) removes the temporary. Errors are Error(kIo) naming the

@@ -60,7 +60,9 @@ std::string_view kind_name(MediaKind kind);
 // (MPEG-TS needs 377 to see three sync bytes); fewer bytes simply match fewer formats.
 Format sniff_format(std::span<const uint8_t> head);
 
-// sniff_format of the first bytes of a file; kUnknown when it cannot be read. Never throws.
+// sniff_format of the first bytes of a file; kUnknown when it cannot be read. Throws Error(kIo,
+// "is not a regular file" or "is a folder, not a file") for a FIFO, device, socket or folder, which
+// are never opened (a FIFO with no writer would block); nothing else.
 Format sniff_file(const std::filesystem::path& path);
 
 }  // namespace loom

@@ -1,0 +1,27 @@
+// Paths that are not regular files (CATALOG.md 45c): VideoDecoder::open refuses them before FFmpeg opens
+// them.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+
+#include "loom/video/decoder.h"
+#include "special_file.h"
+#include "test_media.h"
+
+namespace loom::video {
+namespace {
+using loom::test::outcome_on_fifo;
+using loom::test::TempDir;
+
+TEST(SpecialFileTest, OpenRefusesAFifoWithoutBlocking) {
+  TempDir dir;
+  const auto fifo = dir / "pipe.mp4";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(outcome_on_fifo(fifo, [&] { VideoDecoder::open(fifo); }), "io: is not a regular file");
+  EXPECT_EQ(test::error_code_of([] { VideoDecoder::open("/dev/zero"); }), ErrorCode::kIo);
+}
+
+}  // namespace
+}  // namespace loom::video
