@@ -2,25 +2,39 @@
 against the limits (Limits::max_pixels, Limits::max_bytes) before any work, as decoded sizes are: a
 clean limit error naming the file, no output file, never an out-of-memory failure.
 
-The runs have an address-space limit, so that a regression fails with an allocation failure instead of
-paging the machine out.
+The runs have a memory limit, so that a regression fails with an allocation failure instead of paging
+the machine out: an address-space limit, or for an AddressSanitizer build (which reserves terabytes of
+shadow address space, so it cannot run under one) ASan's own cap on an allocation.
 """
+import functools
+import os
 import resource
 import struct
 import subprocess
+from pathlib import Path
 
-import pytest
 
 ADDRESS_SPACE = 6 << 30
+ASAN_ALLOCATION_MB = 2048
+
+
+@functools.lru_cache(maxsize=None)
+def instrumented_with_asan(loom):
+    return b"__asan_init" in Path(loom).read_bytes()
 
 
 def limited():
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
-def run_limited(loom, *args):
-    return subprocess.run([str(loom), *map(str, args)], capture_output=True, text=True, preexec_fn=limited,
-                          timeout=120)
+def run_limited(loom, *args, asan_allocation_mb=ASAN_ALLOCATION_MB):
+    command = [str(loom), *map(str, args)]
+    if instrumented_with_asan(str(loom)):
+        options = os.environ.get("ASAN_OPTIONS", "")
+        options += f":max_allocation_size_mb={asan_allocation_mb}:allocator_may_return_null=1"
+        env = dict(os.environ, ASAN_OPTIONS=options.lstrip(":"))
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(command, capture_output=True, text=True, preexec_fn=limited, timeout=120)
 
 
 def wav(path, channels=1, rate=8000, seconds=1):
@@ -69,10 +83,13 @@ def test_frames_resize_to_ten_billion_pixels_is_refused(loom, media, tmp_path):
 def test_effects_of_unknown_length_stop_cleanly_at_the_limit_or_out_of_memory(loom, tmp_path):
     # After "silence" libsox no longer knows the length, so nothing can be checked up front: the sink
     # stops the flow, at Limits::max_bytes or (here, under the address-space limit) when memory runs
-    # out, with a loom error instead of a std::bad_alloc unwinding through libsox's C frames.
+    # out, with a loom error instead of a std::bad_alloc unwinding through libsox's C frames. ASan's
+    # operator new aborts instead of throwing, so there only the limit can stop it: its cap on one
+    # allocation is then above Limits::max_bytes (4 GiB).
     src = wav(tmp_path / "one_second.wav", channels=2, rate=48000)
     out = tmp_path / "out"
-    result = run_limited(loom, "audio", src, "-o", out, "--effects", "synth sine 440; silence 1 0.01 1%; repeat 20000")
+    result = run_limited(loom, "audio", src, "-o", out, "--effects", "synth sine 440; silence 1 0.01 1%; repeat 20000",
+                         asan_allocation_mb=12288)
     assert result.returncode == 1, result.stderr
     assert result.stderr.startswith(f"{src}: samples: "), result.stderr
     assert "the effects' output" in result.stderr and "bad_alloc" not in result.stderr, result.stderr
