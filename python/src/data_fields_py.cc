@@ -16,6 +16,7 @@
 #include "loom/loader/loader.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/transforms/transform.h"
+#include "names_py.h"
 
 namespace loom::python {
 namespace {
@@ -27,26 +28,11 @@ namespace tf = loom::transforms;
 using SizePair = std::pair<int64_t, int64_t>;  // (height, width), as torchvision's size=(h, w)
 using RangePair = std::pair<double, double>;
 
-Layout layout_named(const std::string& name, const char* what) {
-  if (name == "CHW") return Layout::kCHW;
-  if (name == "HWC") return Layout::kHWC;
-  throw nb::value_error((std::string(what) + " must be 'CHW' or 'HWC', not '" + name + "'").c_str());
-}
-
 ld::Collate collate_named(const std::string& name) {
   if (name == "auto") return ld::Collate::kAuto;
   if (name == "list") return ld::Collate::kList;
   if (name == "pad") return ld::Collate::kPad;
   throw nb::value_error(("collate must be 'auto', 'list' or 'pad', not '" + name + "'").c_str());
-}
-
-vision::ImageReadMode mode_named(const std::string& name) {
-  if (name == "UNCHANGED") return vision::ImageReadMode::kUnchanged;
-  if (name == "GRAY") return vision::ImageReadMode::kGray;
-  if (name == "GRAY_ALPHA") return vision::ImageReadMode::kGrayAlpha;
-  if (name == "RGB") return vision::ImageReadMode::kRGB;
-  if (name == "RGB_ALPHA" || name == "RGBA") return vision::ImageReadMode::kRGBAlpha;
-  throw nb::value_error(("unknown ImageReadMode '" + name + "'").c_str());
 }
 
 tf::BoxFormat box_format_named(const std::string& name) {
@@ -92,7 +78,7 @@ ld::FieldSpec image_field(std::string name, std::vector<std::string> members, co
                           const std::string& normalize_layout, std::optional<std::string> boxes_format) {
   ld::FieldSpec spec = base_field(std::move(name), ld::FieldKind::kImage, std::move(members), collate);
   ld::ImageField& image = spec.image;
-  image.decode.mode = mode_named(mode);
+  image.decode.mode = read_mode_named(nb::str(mode.c_str()));
   image.decode.layout = layout_named(layout, "layout");
   image.decode.apply_exif_orientation = apply_exif_orientation;
   image.decode.to_uint8 = to_uint8;

@@ -10,6 +10,7 @@
 #include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
 #include "loom/vision/image.h"
+#include "names_py.h"
 #include "source_py.h"
 #include "tensor_py.h"
 
@@ -19,31 +20,11 @@ namespace {
 using namespace nb::literals;
 using vision::ImageReadMode;
 
-// The enum, its name ("RGB", "GRAY", "UNCHANGED", ...; case-insensitive, as torchvision 0.20 takes), or
-// another enum with those names (torchvision.io.ImageReadMode), so that calls move over unchanged.
-ImageReadMode read_mode(nb::handle mode) {
-  if (nb::isinstance<ImageReadMode>(mode)) return nb::cast<ImageReadMode>(mode);
-  std::string name = nb::cast<std::string>(nb::isinstance<nb::str>(mode) ? mode : mode.attr("name"));
-  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (name == "UNCHANGED") return ImageReadMode::kUnchanged;
-  if (name == "GRAY") return ImageReadMode::kGray;
-  if (name == "GRAY_ALPHA") return ImageReadMode::kGrayAlpha;
-  if (name == "RGB") return ImageReadMode::kRGB;
-  if (name == "RGB_ALPHA" || name == "RGBA") return ImageReadMode::kRGBAlpha;
-  throw nb::value_error(("unknown ImageReadMode '" + name + "'").c_str());
-}
-
-Layout layout_from(const std::string& name) {
-  if (name == "CHW") return Layout::kCHW;
-  if (name == "HWC") return Layout::kHWC;
-  throw nb::value_error(("layout must be 'CHW' or 'HWC', not '" + name + "'").c_str());
-}
-
 vision::DecodeOptions decode_options(nb::handle mode, bool apply_exif_orientation, const std::string& layout) {
   vision::DecodeOptions options;
-  options.mode = read_mode(mode);
+  options.mode = read_mode_named(mode);
   options.apply_exif_orientation = apply_exif_orientation;
-  options.layout = layout_from(layout);
+  options.layout = layout_named(layout);
   return options;
 }
 
@@ -116,14 +97,14 @@ std::filesystem::path output_path(nb::handle filename) {
 vision::JpegEncodeOptions jpeg_options(int quality, const std::string& layout) {
   vision::JpegEncodeOptions options;
   options.quality = quality;
-  options.layout = layout_from(layout);
+  options.layout = layout_named(layout);
   return options;
 }
 
 vision::PngEncodeOptions png_options(int compression_level, const std::string& layout) {
   vision::PngEncodeOptions options;
   options.compression_level = compression_level;
-  options.layout = layout_from(layout);
+  options.layout = layout_named(layout);
   return options;
 }
 

@@ -20,6 +20,7 @@
 #include "loom/transforms/resize.h"
 #include "loom/transforms/sample.h"
 #include "loom/vision/image.h"
+#include "names_py.h"
 #include "source_py.h"
 #include "tensor_py.h"
 
@@ -28,12 +29,14 @@ namespace {
 
 using namespace nb::literals;
 
-vision::ImageReadMode mode_from(const std::string& name) {
-  if (name == "RGB") return vision::ImageReadMode::kRGB;
-  if (name == "GRAY") return vision::ImageReadMode::kGray;
-  if (name == "RGBA" || name == "RGB_ALPHA") return vision::ImageReadMode::kRGBAlpha;
-  throw nb::value_error(
-      ("mode must be 'RGB', 'GRAY' or 'RGBA' (one channel count per batch), not '" + name + "'").c_str());
+// One channel count per batch: RGB, GRAY or RGBA.
+vision::ImageReadMode batch_mode(const std::string& name) {
+  const vision::ImageReadMode mode = read_mode_named(nb::str(name.c_str()));
+  if (mode == vision::ImageReadMode::kUnchanged || mode == vision::ImageReadMode::kGrayAlpha) {
+    throw nb::value_error(
+        ("mode must be 'RGB', 'GRAY' or 'RGBA' (one channel count per batch), not '" + name + "'").c_str());
+  }
+  return mode;
 }
 
 int channels_of(vision::ImageReadMode mode) {
@@ -49,10 +52,9 @@ nb::object decode_batch(nb::sequence images, std::tuple<int64_t, int64_t> size, 
                         const std::string& layout, int threads) {
   const auto [height, width] = size;
   if (height < 1 || width < 1) throw nb::value_error("size must be (height, width), both positive");
-  if (layout != "CHW" && layout != "HWC") throw nb::value_error("layout must be 'CHW' or 'HWC'");
   vision::DecodeOptions options;
-  options.mode = mode_from(mode);
-  options.layout = layout == "CHW" ? Layout::kCHW : Layout::kHWC;
+  options.mode = batch_mode(mode);
+  options.layout = layout_named(layout);
   options.to_uint8 = true;
   options.min_width = static_cast<int>(width);
   options.min_height = static_cast<int>(height);
@@ -60,8 +62,8 @@ nb::object decode_batch(nb::sequence images, std::tuple<int64_t, int64_t> size, 
   std::vector<EncodedInput> inputs;
   for (nb::handle image : images) inputs.push_back(encoded_from_python(image, "image"));
   const int64_t n = static_cast<int64_t>(inputs.size());
-  Tensor batch = layout == "CHW" ? Tensor::empty({n, channels, height, width}, DType::kUInt8)
-                                 : Tensor::empty({n, height, width, channels}, DType::kUInt8);
+  Tensor batch = options.layout == Layout::kCHW ? Tensor::empty({n, channels, height, width}, DType::kUInt8)
+                                                : Tensor::empty({n, height, width, channels}, DType::kUInt8);
   std::vector<std::exception_ptr> errors(inputs.size());
   {
     nb::gil_scoped_release unlocked;

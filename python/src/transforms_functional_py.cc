@@ -142,16 +142,16 @@ void bind_geometry(nb::module_& m) {
 void bind_color(nb::module_& m) {
   m.def("to_dtype", [](nb::handle image, const std::string& dtype, bool scale, const std::string& layout) {
     const DType to = dtype_from_name(dtype);
-    const Layout l = layout_from_name(layout);
+    const Layout l = layout_named(layout);
     return on_images(image, "to_dtype", [&](const Tensor& x) { return t::to_dtype(x, to, scale, l); });
   });
   m.def("normalize", [](nb::handle image, std::vector<float> mean, std::vector<float> std, const std::string& layout,
                         const std::string& output_layout) {
-    const t::NormalizeOptions options{layout_from_name(layout), layout_from_name(output_layout)};
+    const t::NormalizeOptions options{layout_named(layout), layout_named(output_layout)};
     return on_images(image, "normalize", [&](const Tensor& x) { return t::normalize(x, mean, std, options); });
   });
   m.def("rgb_to_grayscale", [](nb::handle image, int channels, const std::string& layout) {
-    const Layout l = layout_from_name(layout);
+    const Layout l = layout_named(layout);
     return on_images(image, "rgb_to_grayscale", [&](const Tensor& x) { return t::rgb_to_grayscale(x, channels, l); });
   });
   using Adjust = Tensor (*)(const Tensor&, double, Layout);
@@ -161,24 +161,24 @@ void bind_color(nb::module_& m) {
                                                     {"adjust_hue", t::adjust_hue}};
   for (const auto& [name, fn] : adjusts) {
     m.def(name, [name, fn](nb::handle image, double factor, const std::string& layout) {
-      const Layout l = layout_from_name(layout);
+      const Layout l = layout_named(layout);
       return on_images(image, name, [&](const Tensor& x) { return fn(x, factor, l); });
     });
   }
   m.def("adjust_gamma", [](nb::handle image, double gamma, double gain, const std::string& layout) {
-    const Layout l = layout_from_name(layout);
+    const Layout l = layout_named(layout);
     return on_images(image, "adjust_gamma", [&](const Tensor& x) { return t::adjust_gamma(x, gamma, gain, l); });
   });
   m.def("gaussian_blur",
         [](nb::handle image, std::array<int, 2> kernel_size, std::array<double, 2> sigma, const std::string& layout) {
-          const Layout l = layout_from_name(layout);
+          const Layout l = layout_named(layout);
           return on_images(image, "gaussian_blur",
                            [&](const Tensor& x) { return t::gaussian_blur(x, kernel_size, sigma, l); });
         });
   m.def(
       "gaussian_noise",
       [](nb::handle image, double mean, double sigma, bool clip, nb::handle generator, const std::string& layout) {
-        layout_from_name(layout);  // element-wise: any layout, checked for the name only
+        layout_named(layout);  // element-wise: any layout, checked for the name only
         Generator* g = generator_from_python(generator);
         t::Rng rng = g ? g->rng : fork_default_generator();
         // Each image of a batch draws its own key from the advancing generator: independent noise.

@@ -229,7 +229,7 @@ void bind_objects(nb::module_& m) {
         [](const std::string& dtype, bool scale) { return make<t::ToDtype>(dtype_from_name(dtype), scale); });
   m.def("Normalize", [](std::vector<float> mean, std::vector<float> std, std::optional<std::string> output_layout) {
     std::optional<Layout> layout;
-    if (output_layout) layout = layout_from_name(*output_layout);
+    if (output_layout) layout = layout_named(*output_layout);
     return make<t::Normalize>(std::move(mean), std::move(std), layout);
   });
   m.def("Grayscale", [](int num_output_channels) { return make<t::Grayscale>(num_output_channels); });

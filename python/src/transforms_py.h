@@ -20,6 +20,7 @@
 #include "loom/transforms/resize.h"
 #include "loom/transforms/sample.h"
 #include "loom/transforms/transform.h"
+#include "names_py.h"
 
 namespace loom::python {
 
@@ -53,7 +54,6 @@ Generator* generator_from_python(nb::handle generator);
 transforms::Rng fork_default_generator();
 
 // Names as loom.transforms.v2 spells them; each throws ValueError for an unknown name.
-Layout layout_from_name(const std::string& name);                            // "CHW", "HWC"
 DType dtype_from_name(const std::string& name);                              // "uint8", "uint16", "float32", "float64"
 transforms::Interpolation interpolation_from_name(const std::string& name);  // "nearest", "nearest-exact", ...
 transforms::PadMode pad_mode_from_name(const std::string& name);  // "constant", "edge", "reflect", "symmetric"

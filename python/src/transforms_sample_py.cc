@@ -82,7 +82,7 @@ void init_sample(NativeSample* self, nb::handle image, const std::string& layout
                  nb::handle keypoints, nb::handle labels) {
   NativeSample sample;
   if (!image.is_none()) sample.sample.image = from_python(image, "image");
-  sample.sample.layout = layout_from_name(layout);
+  sample.sample.layout = layout_named(layout);
   if (!boxes.is_none()) sample.sample.boxes = boxes_from_python(boxes);
   if (!keypoints.is_none()) sample.sample.keypoints = keypoints_from_python(keypoints);
   if (!labels.is_none()) sample.sample.labels = from_python(labels, "labels");
@@ -91,12 +91,6 @@ void init_sample(NativeSample* self, nb::handle image, const std::string& layout
 }
 
 }  // namespace
-
-Layout layout_from_name(const std::string& name) {
-  if (name == "CHW") return Layout::kCHW;
-  if (name == "HWC") return Layout::kHWC;
-  unknown("layout", name, "'CHW', 'HWC'");
-}
 
 DType dtype_from_name(const std::string& name) {
   if (name == "uint8") return DType::kUInt8;

@@ -24,26 +24,11 @@ def refused(result, path):
 
 
 @pytest.mark.parametrize("device", ["fifo", "/dev/zero"])
-def test_convert_refuses_a_special_file_without_blocking(run_loom, tmp_path, fifo, device):
+@pytest.mark.parametrize("command", [["convert"], ["audio"], ["frames", "--indices", "0"]], ids=lambda c: c[0])
+def test_batch_commands_refuse_a_special_file_without_blocking(run_loom, tmp_path, fifo, device, command):
     path = fifo if device == "fifo" else device
     out = tmp_path / "out"
-    refused(run_loom("convert", path, "-o", out, timeout=TIMEOUT), path)
-    assert not out.exists() or not any(out.iterdir())
-
-
-@pytest.mark.parametrize("device", ["fifo", "/dev/zero"])
-def test_audio_refuses_a_special_file_without_blocking(run_loom, tmp_path, fifo, device):
-    path = fifo if device == "fifo" else device
-    out = tmp_path / "out"
-    refused(run_loom("audio", path, "-o", out, timeout=TIMEOUT), path)
-    assert not out.exists() or not any(out.iterdir())
-
-
-@pytest.mark.parametrize("device", ["fifo", "/dev/zero"])
-def test_frames_refuses_a_special_file_without_blocking(run_loom, tmp_path, fifo, device):
-    path = fifo if device == "fifo" else device
-    out = tmp_path / "out"
-    refused(run_loom("frames", path, "-o", out, "--indices", "0", timeout=TIMEOUT), path)
+    refused(run_loom(command[0], path, "-o", out, *command[1:], timeout=TIMEOUT), path)
     assert not out.exists() or not any(out.iterdir())
 
 
