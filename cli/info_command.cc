@@ -2,14 +2,18 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "commands.h"
 #include "loom/audio/info.h"
+#include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
 #include "loom/codec/media_probe.h"
 #include "loom/codec/sniff.h"
@@ -101,12 +105,22 @@ ordered_json describe_video(const std::filesystem::path& path, Format format, bo
   return j;
 }
 
+// Why a file that sniffed as no known format is not described: it cannot be opened (the system's
+// reason), it is empty, or its bytes are no format loom knows.
+[[noreturn]] void refuse_unknown(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kIo, path.string(), std::string("cannot open: ") + std::strerror(errno));
+  if (in.peek() == std::ifstream::traits_type::eof())
+    throw Error(ErrorCode::kInvalidInput, path.string(), "empty file");
+  throw Error(ErrorCode::kInvalidInput, path.string(), "unknown format (not an image, audio or video file)");
+}
+
+// Sniffed from the first bytes: only an image is read whole (its header may lie anywhere after its
+// metadata), so that `info` on a large video or audio file reads little of it.
 ordered_json describe(const std::filesystem::path& path, bool scan) {
-  const ByteSource src = ByteSource::from_file(path);
-  if (src.size() == 0) throw Error(ErrorCode::kInvalidInput, path.string(), "empty file");
-  const Format format = sniff_format(src.bytes());
+  const Format format = sniff_file(path);
   switch (media_kind(format)) {
-    case MediaKind::kImage: return describe_image(src, format);
+    case MediaKind::kImage: return describe_image(ByteSource::from_file(path), format);
     case MediaKind::kAudio: return describe_audio(path);
     case MediaKind::kVideo: return describe_video(path, format, scan);
     case MediaKind::kContainer: {
@@ -116,7 +130,7 @@ ordered_json describe(const std::filesystem::path& path, bool scan) {
     }
     case MediaKind::kUnknown: break;
   }
-  throw Error(ErrorCode::kInvalidInput, path.string(), "unknown format (not an image, audio or video file)");
+  refuse_unknown(path);
 }
 
 // One JSON line on stdout. File names and messages are bytes, not necessarily UTF-8: bytes that are

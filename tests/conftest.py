@@ -12,6 +12,8 @@ import pytest
 def pytest_addoption(parser):
     parser.addoption("--loom", required=True, help="path to the loom executable")
     parser.addoption("--media", required=True, help="path to ../shared/media")
+    parser.addoption("--fault-injection", default=None,
+                     help="path to the LD_PRELOAD fault injection library (tests/common/fault_injection.c)")
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +28,22 @@ def media(request):
     path = Path(request.config.getoption("--media"))
     assert path.is_dir(), f"test media folder not found: {path}"
     return path
+
+
+@pytest.fixture(scope="session")
+def faulty_env(request):
+    """Returns env(**faults): this process's environment with the fault injection library preloaded and
+    the given LOOM_FAULT_* variables set (tests/common/fault_injection.c)."""
+    library = request.config.getoption("--fault-injection")
+    assert library and Path(library).is_file(), f"fault injection library not given or missing: {library}"
+
+    def env(**faults):
+        e = dict(os.environ, LD_PRELOAD=library, **{f"LOOM_FAULT_{k.upper()}": str(v) for k, v in faults.items()})
+        # Under AddressSanitizer the preloaded library comes before ASan's runtime, which it allows so.
+        e["ASAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"]))
+        return e
+
+    return env
 
 
 @pytest.fixture(scope="session")

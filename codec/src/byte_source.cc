@@ -2,14 +2,15 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <utility>
 
+#include "block_cache.h"
 #include "loom/codec/error.h"
 #include "loom/codec/internal/regular_file.h"
 #include "loom/codec/internal/unique_fd.h"
@@ -17,11 +18,25 @@
 namespace loom {
 namespace {
 
-// Files at least this large are memory-mapped; smaller ones are cheaper to read() in one go.
-constexpr size_t kMmapThreshold = size_t{1} << 20;
-
 [[noreturn]] void io_error(const std::filesystem::path& path, const char* what, int err) {
   throw Error(ErrorCode::kIo, path.string(), fmt::format("{}: {}", what, std::strerror(err)));
+}
+
+// `size` uninitialised bytes from the tensor block cache (block_cache.h): a loop that reads files of
+// similar sizes reuses memory whose pages are already mapped, so that reading a file costs about a copy
+// out of the page cache, not a page fault per 4 KiB as well.
+std::shared_ptr<uint8_t> allocate_buffer(size_t size) {
+  const detail::Block block = detail::allocate_block(size);
+  return {static_cast<uint8_t*>(block.data), [block](uint8_t*) { detail::release_block(block); }};
+}
+
+// "changed while being read" naming what changed, for a file that was `before` when opened.
+[[noreturn]] void changed_error(const std::filesystem::path& path, const struct stat& before, const char* what,
+                                uint64_t now) {
+  throw Error(ErrorCode::kIo, path.string(),
+              fmt::format("changed while being read ({}: {} bytes when opened, {} now); read it again once "
+                          "it is complete",
+                          what, static_cast<uint64_t>(before.st_size), now));
 }
 
 }  // namespace
@@ -46,24 +61,27 @@ ByteSource ByteSource::from_file(const std::filesystem::path& path, const Limits
   ByteSource src;
   src.name_ = path.string();
   if (size == 0) return src;
-  if (size >= kMmapThreshold) {
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
-    if (map == MAP_FAILED) io_error(path, "cannot map", errno);
-    src.owner_ = std::shared_ptr<const void>(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-    src.bytes_ = {static_cast<const uint8_t*>(map), size};
-    return src;
-  }
-  auto buffer = std::make_shared<std::vector<uint8_t>>(size);
+  // Read, never mapped: another process may truncate the file at any time, and a mapped page past the
+  // new end would kill the whole process with SIGBUS wherever a decoder touched it. A copy is a
+  // snapshot; a file that changes while it is copied is refused (a shorter read, or a size or
+  // modification time that differs afterwards).
+  std::shared_ptr<uint8_t> buffer = allocate_buffer(size);
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::read(fd.get(), buffer->data() + done, size - done);
+    const ssize_t n = ::read(fd.get(), buffer.get() + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) io_error(path, "cannot read", errno);
-    if (n == 0) break;  // the file shrank while we read it: keep what is there
+    if (n == 0) changed_error(path, st, "truncated", done);
     done += static_cast<size_t>(n);
   }
-  buffer->resize(done);
-  src.bytes_ = {buffer->data(), done};
+  struct stat after {};
+  if (::fstat(fd.get(), &after) != 0) io_error(path, "cannot stat", errno);
+  if (after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != st.st_mtim.tv_nsec) {
+    changed_error(path, st, after.st_size < st.st_size ? "truncated" : "modified",
+                  static_cast<uint64_t>(after.st_size));
+  }
+  src.bytes_ = {buffer.get(), size};
   src.owner_ = std::move(buffer);
   return src;
 }

@@ -1,4 +1,4 @@
-// ByteSource (files read or memory-mapped, memory buffers).
+// ByteSource (files read into memory, memory buffers).
 #include "loom/codec/byte_source.h"
 
 #include <fcntl.h>
@@ -44,9 +44,11 @@ TEST(ByteSourceTest, SmallFileIsReadWhole) {
   EXPECT_EQ(src.bytes().size(), src.size());
 }
 
-TEST(ByteSourceTest, LargeFilesAroundTheMmapThreshold) {
+// Sizes around the block cache's threshold (64 KiB, block_cache.h) and the old mapping threshold (1 MiB).
+TEST(ByteSourceTest, FilesAroundTheBufferThresholds) {
   TempDir dir;
-  for (size_t n : {(size_t{1} << 20) - 1, size_t{1} << 20, (size_t{1} << 20) + 1, size_t{3} << 20}) {
+  for (size_t n : {(size_t{64} << 10) - 1, size_t{64} << 10, (size_t{64} << 10) + 1, (size_t{1} << 20) - 1,
+                   size_t{1} << 20, (size_t{1} << 20) + 1, size_t{20} << 20}) {
     const auto bytes = pseudo_random_bytes(n, static_cast<uint32_t>(n));
     const fs::path p = dir / ("f" + std::to_string(n));
     write_bytes(p, bytes);
@@ -68,7 +70,7 @@ TEST(ByteSourceTest, RealMediaMatchesTheFileBytes) {
 
 TEST(ByteSourceTest, CopiesShareBytesAndOutliveTheOriginal) {
   TempDir dir;
-  for (size_t n : {size_t{100}, size_t{2} << 20}) {  // read and mapped
+  for (size_t n : {size_t{100}, size_t{20} << 20}) {  // a small block and a cached one
     const auto bytes = pseudo_random_bytes(n, 7);
     write_bytes(dir / "x", bytes);
     ByteSource copy;
@@ -79,6 +81,21 @@ TEST(ByteSourceTest, CopiesShareBytesAndOutliveTheOriginal) {
     }
     fs::remove(dir / "x");
     EXPECT_EQ(to_vector(copy), bytes) << n;
+  }
+}
+
+// Another process may truncate or rewrite a file at any time (CATALOG.md 55i). A source is a snapshot:
+// touching its bytes afterwards is safe (a mapping of the file faulted with SIGBUS past the new end).
+TEST(ByteSourceTest, ASourceOutlivesATruncationOrRewriteOfItsFile) {
+  TempDir dir;
+  for (size_t n : {size_t{5000}, size_t{3} << 20, size_t{20} << 20}) {
+    const auto bytes = pseudo_random_bytes(n, 11);
+    write_bytes(dir / "x", bytes);
+    const ByteSource src = ByteSource::from_file(dir / "x");
+    fs::resize_file(dir / "x", 0);
+    EXPECT_EQ(to_vector(src), bytes) << n;
+    write_bytes(dir / "x", pseudo_random_bytes(n, 12));
+    EXPECT_EQ(to_vector(src), bytes) << n;
   }
 }
 
@@ -156,7 +173,7 @@ TEST(ByteSourceTest, MaxBytesLimit) {
   Limits off;
   off.max_bytes = 0;
   EXPECT_EQ(ByteSource::from_file(dir / "k", off).size(), 1000u);
-  // Large (mapped) files obey the limit too.
+  // Large files obey the limit too.
   write_bytes(dir / "big", pseudo_random_bytes(size_t{2} << 20, 4));
   Limits one_mib;
   one_mib.max_bytes = 1 << 20;

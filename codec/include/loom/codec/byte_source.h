@@ -19,9 +19,11 @@ namespace loom {
 // Thread safety: const methods may be called from any thread.
 class ByteSource {
  public:
-  // Reads a regular file: memory-mapped when large, read into memory when small. Throws Error(kIo)
-  // when it cannot be opened or read (missing, a folder, no permission) and Error(kLimitExceeded) when
-  // it is larger than limits.max_bytes. An empty file gives an empty source.
+  // Reads a regular file into memory: a snapshot, never a mapping, so that another process truncating
+  // the file cannot fault the reader. Throws Error(kIo) when it cannot be opened or read (missing, a
+  // folder, a special file, no permission) or when it changed while being read (truncated, or its size
+  // or modification time differ afterwards), and Error(kLimitExceeded) when it is larger than
+  // limits.max_bytes. An empty file gives an empty source.
   static ByteSource from_file(const std::filesystem::path& path, const Limits& limits = {});
   // Borrows `bytes`: the caller keeps them alive and unchanged while any copy of the source exists.
   static ByteSource from_memory(std::span<const uint8_t> bytes, std::string name = "<memory>");
