@@ -91,12 +91,20 @@ AtomicFile AtomicFile::create(const std::filesystem::path& path, bool overwrite)
   const std::string prefix = temporary_prefix(path);
   // The name is registered before the file exists and the file is then created with O_EXCL, so that a
   // signal at any moment finds every temporary of this process registered (mkostemp then registering
-  // left a window in which an interrupted run leaked its temporary).
+  // left a window in which an interrupted run leaked its temporary); pending_files.h has the protocol.
   for (int attempt = 0;; ++attempt) {
     state->tmp = prefix + random_suffix();
     state->slot = pending_files::add(state->tmp.c_str());
+    if (state->slot == pending_files::kClosed) {
+      state->tmp.clear();
+      throw Error(ErrorCode::kIo, path.string(), "not written: the process is being interrupted");
+    }
     state->fd.reset(::open(state->tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (state->fd) break;
+    if (state->fd) {
+      if (pending_files::created(state->slot)) break;
+      state->abandon();  // remove_pending_files() began meanwhile
+      throw Error(ErrorCode::kIo, path.string(), "not written: the process is being interrupted");
+    }
     const int err = errno;
     state->tmp.clear();  // not ours: nothing to remove
     pending_files::release(std::exchange(state->slot, -1));

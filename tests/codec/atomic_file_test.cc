@@ -1,6 +1,7 @@
 // AtomicFile (streaming: write, fd, commit, abandon, the pending-files registry) and write_file_atomic.
 #include "loom/codec/atomic_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -9,9 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -152,8 +156,19 @@ TEST(AtomicFileTest, CreateRefusesWhatWriteFileAtomicRefuses) {
   EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"exists", "sub"}));
 }
 
-// What a SIGINT handler calls: every open AtomicFile's temporary goes, committed files stay.
-TEST(AtomicFileTest, RemovePendingFilesDeletesOpenTemporaries) {
+// remove_pending_files() is what a fatal signal's handler calls before the process dies: it closes the
+// registry for good, so the tests call it in a forked child (the files it removes are the parent's too).
+template <typename Fn>
+int exit_code_in_child(Fn&& fn) {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(fn());
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+// Every open AtomicFile's temporary goes, committed files stay, and no new temporary can be made.
+TEST(AtomicFileTest, RemovePendingFilesDeletesOpenTemporariesAndClosesTheRegistry) {
   TempDir dir;
   AtomicFile done = AtomicFile::create(dir / "done");
   done.write(std::vector<uint8_t>{1});
@@ -162,8 +177,60 @@ TEST(AtomicFileTest, RemovePendingFilesDeletesOpenTemporaries) {
   AtomicFile open2 = AtomicFile::create(dir / "b");
   open2.write(std::vector<uint8_t>{2});
   EXPECT_EQ(listing(dir.path()).size(), 3u);
-  remove_pending_files();
+  EXPECT_EQ(exit_code_in_child([&] {
+              remove_pending_files();
+              if (listing(dir.path()) != std::vector<std::string>{"done"}) return 1;
+              try {
+                AtomicFile::create(dir / "late");
+                return 2;
+              } catch (const Error& e) {
+                if (e.code() != ErrorCode::kIo || e.input() != (dir / "late").string()) return 3;
+              }
+              return listing(dir.path()) == std::vector<std::string>{"done"} ? 0 : 4;
+            }),
+            0);
   EXPECT_EQ(listing(dir.path()), std::vector<std::string>{"done"});
+  AtomicFile after = AtomicFile::create(dir / "c");  // the parent's registry is still open
+  after.commit();
+}
+
+// A signal may land while other threads create temporaries: each one created before or during
+// remove_pending_files() goes, and none is created after it. Threads create, write and commit files in
+// a loop while the main thread "takes the signal"; no temporary may be left, in any of 40 rounds.
+TEST(AtomicFileTest, RemovePendingFilesRacesNoCreatingThread) {
+  TempDir dir;
+  for (int round = 0; round < 40; ++round) {
+    const fs::path folder = dir / std::to_string(round);
+    fs::create_directory(folder);
+    const int code = exit_code_in_child([&] {
+      std::atomic<bool> started[3] = {false, false, false};
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 3; ++t) {
+        threads.emplace_back([&, t] {
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          try {
+            for (int i = 0; std::chrono::steady_clock::now() < give_up; ++i) {
+              AtomicFile f = AtomicFile::create(folder / fmt::format("{}-{}", t, i));
+              started[t] = true;
+              f.write(std::vector<uint8_t>(100, 1));
+              f.commit();
+            }
+          } catch (const Error&) {  // "not written: the process is being interrupted", or a rename
+          }                         // whose temporary the "signal" removed
+        });
+      }
+      for (auto& s : started)
+        while (!s) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(100 * (round % 10)));
+      remove_pending_files();
+      for (auto& t : threads) t.join();
+      for (const auto& e : fs::directory_iterator(folder)) {
+        if (e.path().filename().string().find(".loom-") != std::string::npos) return 1;
+      }
+      return 0;
+    });
+    ASSERT_EQ(code, 0) << "round " << round << ": a temporary was left behind";
+  }
 }
 
 // Every legal name (up to NAME_MAX = 255 bytes) can be written: the temporary ".NAME.loom-XXXXXX" would be
@@ -195,8 +262,11 @@ TEST(AtomicFileTest, LongNamesThatDifferOnlyAtTheEndGetTheirOwnTemporaries) {
   fa.write(std::vector<uint8_t>{1});
   fb.write(std::vector<uint8_t>{2});
   EXPECT_EQ(listing(dir.path()).size(), 2u);
-  remove_pending_files();  // finds both shortened temporaries
-  EXPECT_TRUE(listing(dir.path()).empty());
+  EXPECT_EQ(exit_code_in_child([&] {
+              remove_pending_files();  // finds both shortened temporaries
+              return listing(dir.path()).empty() ? 0 : 1;
+            }),
+            0);
 }
 
 // ---- write_file_atomic ----

@@ -63,9 +63,11 @@ class AtomicFile {
 // with overwrite == false an existing `path` is an error and nothing is written.
 void write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool overwrite = true);
 
-// Deletes the temporaries of every AtomicFile not yet committed or abandoned. Async-signal-safe: meant
-// for SIGINT/SIGTERM/SIGHUP handlers, which then end the process (a destination file is never partial;
-// only a hidden temporary beside it could be left by a kill that cannot be caught).
+// Deletes the temporaries of every AtomicFile not yet committed or abandoned, including one that
+// another thread is creating at that moment (waited for, at most a second), and closes the registry:
+// afterwards AtomicFile::create throws Error(kIo) in this process. Async-signal-safe: meant for the
+// handler of a fatal signal (SIGINT, SIGTERM, SIGHUP, ...), which then ends the process. A destination
+// file is never partial; only a hidden temporary beside it can be left, by a kill that cannot be caught.
 void remove_pending_files() noexcept;
 
 }  // namespace loom
