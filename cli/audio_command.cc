@@ -188,7 +188,7 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
     samples = r.samples;
     rate = r.sample_rate;
   }
-  create_output_folder(job.output);
+  create_output_folder(args.outdir, job.output);
   audio::save(job.output, samples, rate, save);
   std::error_code ec;
   const uintmax_t size = fs::file_size(job.input, ec);

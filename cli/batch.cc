@@ -1,16 +1,19 @@
 #include "batch.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <system_error>
 
+#include "interrupt.h"
 #include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
 #include "loom/loader/file_list.h"
@@ -20,17 +23,6 @@
 
 namespace loom::cli {
 namespace fs = std::filesystem;
-namespace {
-
-// SIGINT/SIGTERM while a batch runs: delete the temporary files being written, then die of the signal
-// as usual. Outputs already renamed into place are complete; no partial file is left.
-void on_interrupt(int sig) {
-  remove_pending_files();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-}  // namespace
 
 std::vector<BatchJob> plan_batch(const std::vector<std::string>& inputs, const std::string& outdir,
                                  const std::vector<std::string>& extensions,
@@ -84,7 +76,7 @@ void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag) 
 int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
               const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process) {
   install_interrupt_cleanup();
-  Progress progress(static_cast<int64_t>(jobs.size()), !options.quiet);
+  Progress progress(static_cast<int64_t>(jobs.size()), !options.quiet, options.noun);
   for (const std::string& e : input_errors) progress.print_error(e);
   std::atomic<bool> stop{false};
   parallel_for(jobs.size(), worker_count(options.jobs), [&](size_t i) {
@@ -104,18 +96,13 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
     }
     progress.record(error.empty(), bytes);
   });
-  progress.finish(options.quiet, options.noun, options.summary_suffix);
+  progress.finish(options.quiet, options.summary_suffix);
   return !input_errors.empty() || progress.failed() > 0 ? 1 : 0;
 }
 
 std::string failure_line(const std::string& input, const std::exception& e) {
   const auto* error = dynamic_cast<const Error*>(&e);
   return error && error->input() == input ? std::string(e.what()) : fmt::format("{}: {}", input, e.what());
-}
-
-void install_interrupt_cleanup() {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
 }
 
 std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int compression) {
@@ -131,11 +118,28 @@ std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int
   return vision::encode_png(image, po);
 }
 
-void create_output_folder(const fs::path& output) {
+void create_output_folder(const fs::path& outdir, const fs::path& output) {
+  const fs::path root = fs::path(outdir).lexically_normal();
   std::error_code ec;
-  fs::create_directories(output.parent_path(), ec);
-  if (ec && !fs::is_directory(output.parent_path())) {
-    throw Error(ErrorCode::kIo, output.parent_path().string(), "cannot create folder: " + ec.message());
+  fs::create_directories(root, ec);
+  if (ec && !fs::is_directory(root))
+    throw Error(ErrorCode::kIo, root.string(), "cannot create folder: " + ec.message());
+  fs::path folder = root;
+  for (const fs::path& part : output.lexically_normal().parent_path().lexically_relative(root)) {
+    if (part == "." || part.empty()) continue;
+    folder /= part;
+    if (::mkdir(folder.c_str(), 0777) == 0) continue;
+    const int err = errno;
+    struct stat st {};
+    if (err != EEXIST || ::lstat(folder.c_str(), &st) != 0) {
+      throw Error(ErrorCode::kIo, folder.string(), fmt::format("cannot create folder: {}", std::strerror(err)));
+    }
+    if (S_ISLNK(st.st_mode)) {
+      throw Error(ErrorCode::kIo, folder.string(),
+                  "is a symbolic link inside the output folder; loom writes only into real folders below it "
+                  "(nothing written)");
+    }
+    if (!S_ISDIR(st.st_mode)) throw Error(ErrorCode::kIo, folder.string(), "exists and is not a folder");
   }
 }
 

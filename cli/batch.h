@@ -53,8 +53,8 @@ void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag =
 // Runs `process` for every job (planning errors are failures without calling it); `process` returns
 // the input bytes it read and throws on failure (loom::Error or std::exception): each failure prints
 // "<input>: <message>" on stderr. `input_errors` (from plan_batch) are printed first. Installs
-// SIGINT/SIGTERM handlers that delete the temporary files of write_file_atomic calls in progress, then
-// die of the signal. Returns 0 when every job succeeded and there were no input errors, else 1.
+// the interrupt cleanup (interrupt.h): a fatal signal removes the temporaries and says how far the
+// run got. Returns 0 when every job succeeded and there were no input errors, else 1.
 int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>& input_errors,
               const BatchOptions& options, const std::function<uint64_t(const BatchJob&)>& process);
 
@@ -62,14 +62,15 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<std::string>&
 // loom::Error about `input` already starts with it).
 std::string failure_line(const std::string& input, const std::exception& e);
 
-// Installs the SIGINT/SIGTERM handlers run_batch uses: delete the temporary files of write_file_atomic
-// calls in progress, then die of the signal. For commands that write many outputs without run_batch.
-void install_interrupt_cleanup();
-
 // Encodes a uint8 HWC image as JPEG (`quality` 1-100) when `jpeg`, else as PNG (zlib `compression` 0-9).
 std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int compression);
 
-// Creates the folder that will hold `output`. Throws loom::Error(kIo) naming the folder when it cannot.
-void create_output_folder(const std::filesystem::path& output);
+// Creates the folders that will hold `output`, a path below the output folder `outdir`. `outdir` itself
+// is taken as the user named it (it may be a symbolic link); below it, loom writes only into real
+// folders: a sub-folder that is a symbolic link (planted to send outputs elsewhere) is refused, as a
+// planted link at the output path itself is never written through (AtomicFile). Checked for every
+// file when it is written; a link swapped in by another process between that check and the write is
+// not defended against. Throws loom::Error(kIo) naming the folder.
+void create_output_folder(const std::filesystem::path& outdir, const std::filesystem::path& output);
 
 }  // namespace loom::cli

@@ -33,7 +33,7 @@ uint64_t convert_one(const ConvertArgs& args, const ImageSteps& steps, const Bat
   const ByteSource src = ByteSource::from_file(job.input);
   const std::vector<uint8_t> bytes =
       transform_image(args.image, steps, src, job.relative, job.output.extension() == ".jpg");
-  create_output_folder(job.output);
+  create_output_folder(args.outdir, job.output);
   write_file_atomic(job.output, bytes, args.batch.overwrite);
   return src.size();
 }

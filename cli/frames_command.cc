@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "commands.h"
+#include "interrupt.h"
 #include "loom/codec/atomic_file.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
@@ -338,7 +339,7 @@ int run_frames(const FramesArgs& args) {
 
   if (!output.extension.empty()) {
     try {
-      create_output_folder(output.folder / "x");
+      create_output_folder(output.folder, output.folder / "x");
     } catch (const std::exception& e) {
       return fail(e.what());
     }
@@ -362,7 +363,7 @@ int run_frames(const FramesArgs& args) {
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
   const size_t chunk =
       static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
-  Progress progress(static_cast<int64_t>(indices.size()), !args.batch.quiet);
+  Progress progress(static_cast<int64_t>(indices.size()), !args.batch.quiet, "frames");
   bool failed = false;
 
   // Encodes and writes `frames` in parallel; false after a failure (printed).
@@ -397,7 +398,7 @@ int run_frames(const FramesArgs& args) {
       failed = true;
     }
   }
-  progress.finish(args.batch.quiet, "frames");
+  progress.finish(args.batch.quiet);
   return failed ? 1 : 0;
 }
 

@@ -16,6 +16,7 @@
 #include "batch.h"
 #include "commands.h"
 #include "image_args.h"
+#include "interrupt.h"
 #include "loom/codec/byte_source.h"
 #include "loom/codec/error.h"
 #include "loom/loader/file_list.h"
@@ -120,7 +121,7 @@ int run_pack(const PackArgs& args) {
 
   install_interrupt_cleanup();
   const int threads = worker_count(args.batch.jobs);
-  Progress progress(samples, !args.batch.quiet);
+  Progress progress(samples, !args.batch.quiet, "samples");
   bool failed = false;
   for (int64_t s = mine.begin; s < mine.end && !(failed && args.batch.fail_fast); ++s) {
     const loader::IndexRange r = shards[static_cast<size_t>(s)];
@@ -130,7 +131,7 @@ int run_pack(const PackArgs& args) {
   std::string suffix = fmt::format(", shards {}..{} of {}", mine.begin, mine.end - 1, shards.size());
   if (mine.size() == 0) suffix = fmt::format(", no shard of {} for this worker", shards.size());
   if (steps.noise_seed) suffix += fmt::format(", seed {}", *steps.noise_seed);
-  progress.finish(args.batch.quiet, "samples", suffix);
+  progress.finish(args.batch.quiet, suffix);
   return failed ? 1 : 0;
 }
 

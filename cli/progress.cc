@@ -5,13 +5,18 @@
 
 #include <cstdio>
 
+#include "interrupt.h"
+
 namespace loom::cli {
 
-Progress::Progress(int64_t total, bool enabled)
-    : total_(total), bar_(enabled && ::isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+Progress::Progress(int64_t total, bool enabled, const char* noun)
+    : total_(total), bar_(enabled && ::isatty(STDERR_FILENO)), noun_(noun), start_(std::chrono::steady_clock::now()) {
+  interrupt_tally_begin(total, noun);
+}
 
 void Progress::record(bool ok, uint64_t bytes) {
   (ok ? ok_ : failed_).fetch_add(1);
+  interrupt_tally_record(ok);
   bytes_.fetch_add(bytes);
   if (!bar_) return;
   std::lock_guard lock(mutex_);
@@ -38,14 +43,15 @@ void Progress::draw_locked(bool force) {
   std::fflush(stderr);
 }
 
-void Progress::finish(bool quiet, const char* noun, const std::string& suffix) {
+void Progress::finish(bool quiet, const std::string& suffix) {
+  interrupt_tally_end();
   std::lock_guard lock(mutex_);
   if (bar_) std::fputs("\r\033[K", stderr);
   if (quiet) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double s = seconds > 0 ? seconds : 1e-9;
   std::fputs(fmt::format("{} ok, {} failed in {:.2f} s ({:.1f} {}/s, {:.1f} MB/s){}\n", ok_.load(), failed_.load(),
-                         seconds, static_cast<double>(ok_.load() + failed_.load()) / s, noun,
+                         seconds, static_cast<double>(ok_.load() + failed_.load()) / s, noun_,
                          static_cast<double>(bytes_.load()) / 1e6 / s, suffix)
                  .c_str(),
              stderr);

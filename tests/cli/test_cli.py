@@ -321,15 +321,17 @@ def test_progress_bar_only_on_a_terminal(loom, media, tmp_path):
 
 
 def _interrupted_convert(loom, src, out, sig):
-    """Starts a slow conversion, sends `sig` once the first outputs exist, returns the exit status."""
+    """Starts a slow conversion, sends `sig` once the first outputs exist; returns the exit status and
+    what it printed on stderr."""
     proc = subprocess.Popen([str(loom), "convert", str(src), "-o", str(out), "--format", "png", "--compression", "9",
-                             "-j", "2", "-q"], stderr=subprocess.DEVNULL)
+                             "-j", "2", "-q"], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None and not any(out.rglob("*.png")):
         time.sleep(0.01)
     time.sleep(0.2)
     proc.send_signal(sig)
-    return proc.wait(timeout=120)
+    _, stderr = proc.communicate(timeout=120)
+    return proc.returncode, stderr
 
 
 @pytest.fixture(scope="module")
@@ -340,13 +342,21 @@ def large_jpegs(tmp_path_factory):
     return src
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
 def test_killed_conversion_leaves_no_partial_output(loom, large_jpegs, tmp_path, sig):
     src = large_jpegs
     out = tmp_path / "out"
-    status = _interrupted_convert(loom, src, out, sig)
+    status, stderr = _interrupted_convert(loom, src, out, sig)
     assert status in (-sig, 0), status  # 0 only if it finished before the signal landed
     finished = sorted(out.rglob("*.png"))
+    if status == -sig and sig != signal.SIGKILL:  # a catchable signal: one line says how far it got
+        said = re.search(r"loom: interrupted by (\w+) after (\d+) of 12 images \((\d+) written, (\d+) failed\); "
+                         r"(\d+) not written; no partial output left\n", stderr)
+        assert said, stderr
+        name, done, written, failed, left = said.groups()
+        assert name == sig.name and int(failed) == 0 and int(done) + int(left) == 12
+        # A file renamed into place is counted once its worker (one of -j 2) returns.
+        assert int(written) <= len(finished) <= int(written) + 2
     for f in finished:  # every output in place is complete
         with Image.open(f) as im:
             im.load()
