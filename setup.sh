@@ -87,7 +87,10 @@ register_python_package() {
 }
 
 # The same suite under a sanitizer preset (see CMakePresets.json). TSan links a oneTBB built with TSan
-# (scripts/tsan_onetbb.sh), so that the loader's thread pool is seen to synchronise.
+# (scripts/tsan_onetbb.sh), so that the loader's thread pool is seen to synchronise. TSan leaves out
+# LoaderFork.*: it refuses to start threads in the child of a process that had two threads at fork(),
+# and after oneTBB's blocking finalize a worker can still be exiting (half of the forks under TSan);
+# those tests run in the Release and ASan suites.
 sanitized() {
   echo "== tests under $1"
   local extra=()

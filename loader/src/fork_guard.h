@@ -5,7 +5,8 @@
 // (a forked child that used oneTBB then crashed or hung in about 1 in 10 forks). So before fork()
 // every live loader pauses: its pipeline stops (the batches built ahead are dropped and rebuilt later,
 // identically), its arena is terminated, and oneTBB's workers are shut down (tbb::finalize, blocking).
-// The parent and the child both start afresh on demand: a loader resumes at the batch it was due to
+// (A finished worker may still be exiting when fork() runs: seen under TSan, which counts it; it holds
+// no oneTBB state by then.) The parent and the child both start afresh on demand: a loader resumes at the batch it was due to
 // deliver, and arenas and workers are made again when next used.
 //
 // A loader may be paused only while its consumer is not inside next() (the Loader's own contract:
