@@ -3,7 +3,7 @@
     /usr/bin/python3 bench/compare_builds.py BEFORE_BUILD AFTER_BUILD [--media DIR] [--rounds N] [--plot PNG]
 
 Runs the C++ benchmarks of both build trees (bench/loom_bench_image_decode, loom_bench_resize,
-loom_bench_video_decode, loom_bench_audio_load) on the same inputs, alternating BEFORE and AFTER for N
+loom_bench_video_decode, loom_bench_audio_load) and `loom convert` of large JPEGs on the same inputs, alternating BEFORE and AFTER for N
 rounds (default 3) so that machine noise hits both alike, and prints one Markdown table: the median
 over rounds of each build's time and after/before (1.00 = same; below 1 = AFTER is faster). --plot
 writes the ratios as a bar chart (python3-matplotlib). Inputs:
@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import wave
 
 import numpy as np
@@ -81,6 +82,14 @@ def make_inputs(media, tmp):
         w.setframerate(48000)
         w.writeframes(pcm.tobytes())
     inputs["audio"] = [wav]
+    # `loom convert` from files: four 4000x3000 JPEGs of about 4 MB (files are read, not mapped, since
+    # issue 15: this is where that shows).
+    folder = os.path.join(tmp, "convert_in")
+    os.makedirs(folder)
+    large = photo.resize((4000, 3000), Image.BICUBIC)
+    for i in range(4):
+        large.save(os.path.join(folder, f"{i}.jpg"), quality=95)
+    inputs["convert"] = folder
     return inputs
 
 
@@ -108,6 +117,13 @@ def measure(build, inputs):
             times[(f"video {workload} NHWC", os.path.basename(rec["file"]))] = rec["ms"]
     for rec in json_lines([os.path.join(bench, "loom_bench_audio_load"), *inputs["audio"]]):
         times[("audio load float32 [C, N]", os.path.basename(rec["file"]))] = rec["ms"]
+    for case, extra in (("convert -j 1, ms per image", ["--format", "jpg"]),
+                        ("convert -j 1 --resize 256, ms per image", ["--format", "jpg", "--resize", "256"])):
+        with tempfile.TemporaryDirectory() as out:
+            start = time.perf_counter()
+            subprocess.run([os.path.join(build, "cli", "loom"), "convert", inputs["convert"], "-o", out, "-j", "1",
+                            "-q", *extra], check=True)
+            times[(case, "4000x3000 JPEG")] = (time.perf_counter() - start) * 1e3 / 4
     return times
 
 

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <mutex>
 
 #include "loom/codec/atomic_file.h"
