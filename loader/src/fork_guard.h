@@ -6,8 +6,8 @@
 // every live loader pauses: its pipeline stops (the batches built ahead are dropped and rebuilt later,
 // identically), its arena is terminated, and oneTBB's workers are shut down (tbb::finalize, blocking).
 // (A finished worker may still be exiting when fork() runs: seen under TSan, which counts it; it holds
-// no oneTBB state by then.) The parent and the child both start afresh on demand: a loader resumes at the batch it was due to
-// deliver, and arenas and workers are made again when next used.
+// no oneTBB state by then.) The parent and the child both start afresh on demand: a loader resumes at
+// the batch it was due to deliver, and arenas and workers are made again when next used.
 //
 // A loader may be paused only while its consumer is not inside next() (the Loader's own contract:
 // one consumer thread; fork() from another thread while it waits for a batch is not supported).
