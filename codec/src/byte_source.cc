@@ -2,12 +2,10 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -24,20 +22,11 @@ namespace {
   throw Error(ErrorCode::kIo, path.string(), fmt::format("{}: {}", what, std::strerror(err)));
 }
 
-constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-
 // `size` uninitialised bytes from the tensor block cache (block_cache.h): a loop that reads files of
-// similar sizes reuses memory whose pages are already mapped, so that reading a file costs about a copy
-// out of the page cache, not a page fault per 4 KiB as well. The whole 2 MiB pages inside the buffer
-// are advised to be huge pages (where the system leaves transparent huge pages to madvise): decoding a
-// 12 MP JPEG (6.7 MB) from a buffer in 4 KiB pages took 7% longer than from a mapping of the file, and
-// the same time in 2 MiB pages (docs/PERFORMANCE.md). Advice only: without it nothing changes.
+// similar sizes reuses memory whose pages are already mapped (in huge pages where they can be), so that
+// reading a file costs about a copy out of the page cache.
 std::shared_ptr<uint8_t> allocate_buffer(size_t size) {
   const detail::Block block = detail::allocate_block(size);
-  const auto address = reinterpret_cast<uintptr_t>(block.data);
-  const uintptr_t begin = (address + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t end = (address + block.capacity) & ~(kHugePage - 1);
-  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
   return {static_cast<uint8_t*>(block.data), [block](uint8_t*) { detail::release_block(block); }};
 }
 
