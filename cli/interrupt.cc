@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "loom/codec/atomic_file.h"
+#include "progress.h"
 
 namespace loom::cli {
 namespace {
@@ -15,15 +16,9 @@ namespace {
 // Catchable signals whose default action ends the process.
 constexpr int kFatalSignals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
 
-struct Tally {
-  std::atomic<int64_t> total{-1};  // -1: no run in progress
-  std::atomic<int64_t> ok{0}, failed{0};
-  std::atomic<const char*> noun{"files"};
-};
-Tally tally;
 std::atomic<bool> ending{false};  // a handler is ending the process
 static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<const char*>::is_always_lock_free,
-              "signal handlers need lock-free atomics");
+              "the handler reads RunCounts");
 
 // Appends for the handler's line: no allocation, no stdio, no locale (async-signal-safe).
 struct Line {
@@ -63,10 +58,11 @@ const char* signal_name(int sig) {
 void report(int sig) {
   Line line;
   line << "\nloom: interrupted by " << signal_name(sig);
-  const int64_t total = tally.total.load();
+  const RunCounts& run = run_counts();
+  const int64_t total = run.total.load();
   if (total >= 0) {
-    const int64_t ok = tally.ok.load(), failed = tally.failed.load();
-    const char* noun = tally.noun.load();
+    const int64_t ok = run.ok.load(), failed = run.failed.load();
+    const char* noun = run.noun.load();
     line << " after " << ok + failed << " of " << total << " " << noun << " (" << ok << " written, " << failed
          << " failed); " << total - ok - failed << " not written";
   }
@@ -112,21 +108,6 @@ void install_interrupt_cleanup() {
     }
     ::signal(SIGXFSZ, SIG_IGN);
   });
-}
-
-void interrupt_tally_begin(int64_t total, const char* noun) {
-  tally.ok = 0;
-  tally.failed = 0;
-  tally.noun = noun;
-  tally.total = total;
-}
-
-void interrupt_tally_record(bool ok) {
-  (ok ? tally.ok : tally.failed).fetch_add(1);
-}
-
-void interrupt_tally_end() {
-  tally.total = -1;
 }
 
 }  // namespace loom::cli

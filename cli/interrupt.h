@@ -5,24 +5,15 @@
 // SIGVTALRM and SIGPROF. The handler removes every temporary file being written
 // (loom::remove_pending_files: outputs already in place are complete, none is partial), prints
 //   loom: interrupted by SIGINT after 5 of 12 files (4 written, 1 failed); 7 not written
-// and lets the process die of the signal as it would have (the shell sees 128+N). A signal that was
-// ignored when loom started (nohup's SIGHUP) stays ignored. SIGXFSZ is ignored, so that a write past
-// the file-size limit (`ulimit -f`) fails with EFBIG: an error of that file alone, and the batch goes on.
+// (the RunCounts of the Progress alive, progress.h) and lets the process die of the signal as it
+// would have (the shell sees 128+N). A signal that was ignored when loom started (nohup's SIGHUP) stays
+// ignored. SIGXFSZ is ignored, so that a write past the file-size limit (`ulimit -f`) fails with
+// EFBIG: an error of that file alone, and the batch goes on.
 #pragma once
-
-#include <cstdint>
 
 namespace loom::cli {
 
 // Installs the handlers (once per process; later calls do nothing). Call before writing any output.
 void install_interrupt_cleanup();
-
-// The run that the interrupted line reports: `total` items called `noun` (a string literal: "files",
-// "frames", "samples"). Thread-safe and async-signal-safe to read; one run at a time (Progress calls
-// these).
-void interrupt_tally_begin(int64_t total, const char* noun);
-void interrupt_tally_record(bool ok);
-// The run is over: a later signal reports no counts.
-void interrupt_tally_end();
 
 }  // namespace loom::cli
