@@ -26,6 +26,11 @@ namespace {
   throw Error(ErrorCode::kIo, path.string(), fmt::format("{}: {}", what, std::strerror(err)));
 }
 
+// AtomicFile::create after remove_pending_files(): the process is ending.
+[[noreturn]] void interrupted_error(const std::filesystem::path& path) {
+  throw Error(ErrorCode::kIo, path.string(), "not written: the process is being interrupted");
+}
+
 // umask() can only be read by setting it, so read it once while the program starts, before any
 // thread could create files concurrently.
 const mode_t kProcessUmask = [] {
@@ -97,13 +102,13 @@ AtomicFile AtomicFile::create(const std::filesystem::path& path, bool overwrite)
     state->slot = pending_files::add(state->tmp.c_str());
     if (state->slot == pending_files::kClosed) {
       state->tmp.clear();
-      throw Error(ErrorCode::kIo, path.string(), "not written: the process is being interrupted");
+      interrupted_error(path);
     }
     state->fd.reset(::open(state->tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     if (state->fd) {
       if (pending_files::created(state->slot)) break;
       state->abandon();  // remove_pending_files() began meanwhile
-      throw Error(ErrorCode::kIo, path.string(), "not written: the process is being interrupted");
+      interrupted_error(path);
     }
     const int err = errno;
     state->tmp.clear();  // not ours: nothing to remove

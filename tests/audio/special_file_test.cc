@@ -1,7 +1,6 @@
 // Paths that are not regular files (CATALOG.md 45c): the audio entry points refuse them before FFmpeg,
 // libsndfile or libsox opens them.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -14,18 +13,17 @@
 
 namespace loom::audio {
 namespace {
+using loom::test::kRefusedAsSpecial;
+using loom::test::make_fifo;
 using loom::test::outcome_on_fifo;
 using loom::test::TempDir;
 
-constexpr const char* kRefused = "io: is not a regular file";
-
 TEST(SpecialFileTest, InfoLoadAndFileEffectsRefuseAFifoWithoutBlocking) {
   TempDir dir;
-  const auto fifo = dir / "pipe.wav";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(outcome_on_fifo(fifo, [&] { info(fifo); }), kRefused);
-  EXPECT_EQ(outcome_on_fifo(fifo, [&] { load(fifo); }), kRefused);
-  EXPECT_EQ(outcome_on_fifo(fifo, [&] { apply_effects_file(fifo, {{"gain", {"-3"}}}); }), kRefused);
+  const auto fifo = make_fifo(dir / "pipe.wav");
+  EXPECT_EQ(outcome_on_fifo(fifo, [&] { info(fifo); }), kRefusedAsSpecial);
+  EXPECT_EQ(outcome_on_fifo(fifo, [&] { load(fifo); }), kRefusedAsSpecial);
+  EXPECT_EQ(outcome_on_fifo(fifo, [&] { apply_effects_file(fifo, {{"gain", {"-3"}}}); }), kRefusedAsSpecial);
 }
 
 TEST(SpecialFileTest, ACharacterDeviceIsRefusedNotRead) {

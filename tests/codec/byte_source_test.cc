@@ -1,20 +1,15 @@
 // ByteSource (files read into memory, memory buffers).
 #include "loom/codec/byte_source.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <future>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "loom/codec/error.h"
+#include "special_file.h"
 #include "test_media.h"
 
 namespace loom {
@@ -134,29 +129,8 @@ TEST(ByteSourceTest, CharacterDeviceIsIo) {
 // writer (the design: nothing hangs because an input was bad).
 TEST(ByteSourceTest, FifoIsRefusedWithoutBlocking) {
   TempDir dir;
-  const fs::path fifo = dir / "pipe";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  auto result = std::async(std::launch::async, [&]() -> std::string {
-    try {
-      ByteSource::from_file(fifo);
-      return "returned";
-    } catch (const Error& e) {
-      return std::string(to_string(e.code()));
-    }
-  });
-  if (result.wait_for(std::chrono::seconds(3)) == std::future_status::timeout) {
-    ADD_FAILURE() << "ByteSource::from_file blocked on a FIFO with no writer";
-    // Unblock the reader: a non-blocking writer may open once a reader is waiting.
-    for (int i = 0; i < 100; ++i) {
-      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
-      if (fd >= 0) {
-        ::close(fd);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  EXPECT_EQ(result.get(), "io");
+  const fs::path fifo = loom::test::make_fifo(dir / "pipe");
+  EXPECT_EQ(loom::test::outcome_on_fifo(fifo, [&] { ByteSource::from_file(fifo); }), loom::test::kRefusedAsSpecial);
 }
 
 TEST(ByteSourceTest, MaxBytesLimit) {

@@ -1,7 +1,6 @@
 // Paths that are not regular files (CATALOG.md 45c): sniff_file and probe_container refuse them before
 // opening, as ByteSource::from_file does.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -13,23 +12,21 @@
 
 namespace loom {
 namespace {
+using loom::test::kRefusedAsSpecial;
+using loom::test::make_fifo;
 using loom::test::outcome_on_fifo;
 using loom::test::TempDir;
 
-constexpr const char* kRefused = "io: is not a regular file";
-
 TEST(SpecialFileTest, SniffFileRefusesAFifoWithoutBlocking) {
   TempDir dir;
-  const auto fifo = dir / "pipe.jpg";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(outcome_on_fifo(fifo, [&] { sniff_file(fifo); }), kRefused);
+  const auto fifo = make_fifo(dir / "pipe.jpg");
+  EXPECT_EQ(outcome_on_fifo(fifo, [&] { sniff_file(fifo); }), kRefusedAsSpecial);
 }
 
 TEST(SpecialFileTest, ProbeContainerRefusesAFifoWithoutBlocking) {
   TempDir dir;
-  const auto fifo = dir / "pipe.mp4";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(outcome_on_fifo(fifo, [&] { probe_container(fifo); }), kRefused);
+  const auto fifo = make_fifo(dir / "pipe.mp4");
+  EXPECT_EQ(outcome_on_fifo(fifo, [&] { probe_container(fifo); }), kRefusedAsSpecial);
 }
 
 TEST(SpecialFileTest, CharacterDevicesAreRefusedNotRead) {

@@ -1,5 +1,6 @@
-// Running a path-taking call on a FIFO that nobody writes to, with a timeout, so that a call that
-// blocks in open() fails its test instead of hanging the suite.
+// FIFOs for the special-file tests (CATALOG.md 45-45c): one made in a temporary folder, and a
+// path-taking call run on it with a timeout, so that a call that blocks in open() fails its test
+// instead of hanging the suite.
 #pragma once
 
 #include <fcntl.h>
@@ -9,12 +10,22 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "loom/codec/error.h"
 
 namespace loom::test {
+
+// outcome_on_fifo() of a call that refuses the FIFO as it should.
+inline constexpr const char* kRefusedAsSpecial = "io: is not a regular file";
+
+// Makes a FIFO at `path` (in a test's TempDir) and returns `path`. Throws std::runtime_error if it cannot.
+inline std::filesystem::path make_fifo(const std::filesystem::path& path) {
+  if (::mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("cannot make a FIFO at " + path.string());
+  return path;
+}
 
 // What `call` did on the FIFO: "CODE: MESSAGE" of the loom::Error it threw, "returned", "blocked"
 // (after 10 s; the FIFO is then opened for writing once, so that the blocked call can end), or
