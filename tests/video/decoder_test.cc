@@ -2,6 +2,7 @@
 // frame index) and the ffmpeg CLI's rgb24 conversion (pixels, also resized).
 #include "loom/video/decoder.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -293,6 +294,94 @@ TEST(DecoderSkipTest, RandomFramesOfALongGopBFrameVideoEqualSequentialDecode) {
     }
   }
 }
+
+// The decode work each request costs (decode_stats), in both seek modes, on B-frame H.264 with a
+// keyframe every 50 frames, in MP4 (whose index holds decode timestamps, 2 frames ahead of the
+// keyframes' pts) and Matroska (whose cues hold pts). A sequential pass decodes each packet once; a
+// frame costs the frames from its keyframe to it, or from the frame before when that is in its GOP
+// (approximate mode once looked the keyframe up by pts in MP4's index of dts, found the next GOP's,
+// and sought back to the GOP's start, decoding it twice).
+class DecodeWorkTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static constexpr int64_t kFrames = 200, kGop = 50, kFps = 25;
+
+  static void SetUpTestSuite() {
+    dir_ = new loom::test::TempDir;
+    for (const char* ext : {"mp4", "mkv"}) {
+      const std::string make =
+          "ffmpeg -v error -f lavfi -i testsrc2=size=96x64:rate=25 -frames:v 200 -c:v libx264 -preset veryfast "
+          "-g 50 -keyint_min 50 -sc_threshold 0 -bf 3 -pix_fmt yuv420p " +
+          loom::test::shell_quote((*dir_ / (std::string("gop50.") + ext)).string());
+      ASSERT_EQ(std::system(make.c_str()), 0);
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static VideoDecoder open(SeekMode mode) {
+    DecoderOptions o;
+    o.seek_mode = mode;
+    o.output_size = Size{16, 16};
+    return VideoDecoder::open(*dir_ / ("gop50." + GetParam()), o);
+  }
+  static double time_of(int64_t i) { return (i + 0.5) / kFps; }
+
+  static inline loom::test::TempDir* dir_ = nullptr;
+};
+
+TEST_P(DecodeWorkTest, ASequentialPassDecodesEachPacketOnce) {
+  for (SeekMode mode : {SeekMode::kExact, SeekMode::kApproximate}) {
+    SCOPED_TRACE(mode == SeekMode::kExact ? "exact" : "approximate");
+    VideoDecoder by_time = open(mode);
+    ASSERT_EQ(by_time.num_frames(), kFrames);
+    for (int64_t i = 0; i < kFrames; ++i) by_time.get_frame_played_at(time_of(i));
+    VideoDecoder by_index = open(mode);
+    for (int64_t i = 0; i < kFrames; ++i) by_index.get_frame_at(i);
+    for (const DecodeStats& s : {by_time.decode_stats(), by_index.decode_stats()}) {
+      EXPECT_EQ(s.seeks, 1);
+      EXPECT_EQ(s.packets_sent, kFrames);
+      EXPECT_EQ(s.frames_decoded, kFrames);
+    }
+  }
+}
+
+TEST_P(DecodeWorkTest, AFrameAloneCostsItsGopUpToIt) {
+  for (SeekMode mode : {SeekMode::kExact, SeekMode::kApproximate}) {
+    for (int64_t i : {0, 1, 47, 48, 49, 50, 51, 98, 99, 100, 148, 149, 173, 199}) {
+      SCOPED_TRACE(fmt::format("{}, frame {}", mode == SeekMode::kExact ? "exact" : "approximate", i));
+      const int64_t from_key = i % kGop + 1;  // frames from the keyframe to i, both included
+      for (bool by_time : {false, true}) {
+        VideoDecoder dec = open(mode);
+        const Frame f = by_time ? dec.get_frame_played_at(time_of(i)) : dec.get_frame_at(i);
+        EXPECT_NEAR(f.pts_seconds, static_cast<double>(i) / kFps, 1e-9);
+        const DecodeStats& s = dec.decode_stats();
+        EXPECT_EQ(s.seeks, 1);
+        // Exact mode lets the decoder drop non-reference frames before i; the packets sent run ahead
+        // of the frames returned by the B-frame delay (3).
+        if (mode == SeekMode::kExact) EXPECT_LE(s.frames_decoded, from_key);
+        if (mode == SeekMode::kApproximate) EXPECT_EQ(s.frames_decoded, from_key);
+        EXPECT_LE(s.packets_sent, from_key + 3);
+      }
+    }
+  }
+}
+
+TEST_P(DecodeWorkTest, AStepForwardWithinAGopDecodesOn) {
+  for (SeekMode mode : {SeekMode::kExact, SeekMode::kApproximate}) {
+    for (auto [a, b] : {std::pair<int64_t, int64_t>{10, 48}, {10, 49}, {60, 98}, {151, 199}}) {
+      SCOPED_TRACE(fmt::format("{}, frame {} then {}", mode == SeekMode::kExact ? "exact" : "approximate", a, b));
+      for (bool by_time : {false, true}) {
+        VideoDecoder dec = open(mode);
+        for (int64_t i : {a, b}) by_time ? dec.get_frame_played_at(time_of(i)) : dec.get_frame_at(i);
+        const DecodeStats& s = dec.decode_stats();
+        EXPECT_EQ(s.seeks, 1);
+        if (mode == SeekMode::kExact) EXPECT_LE(s.frames_decoded, b % kGop + 1);
+        if (mode == SeekMode::kApproximate) EXPECT_EQ(s.frames_decoded, b % kGop + 1);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Containers, DecodeWorkTest, ::testing::Values("mp4", "mkv"));
 
 INSTANTIATE_TEST_SUITE_P(Corpus, DecoderCorpusTest, ::testing::ValuesIn(video_corpus()),
                          [](const ::testing::TestParamInfo<fs::path>& p) { return param_name(p.param); });

@@ -225,6 +225,10 @@ int64_t VideoDecoder::num_frames() const {
   return impl_->rules->num_frames();
 }
 
+const DecodeStats& VideoDecoder::decode_stats() const {
+  return impl_->source.stats();
+}
+
 void VideoDecoder::set_output_size(std::optional<Size> size) {
   impl_->set_output_size(size);
 }

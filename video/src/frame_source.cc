@@ -83,6 +83,14 @@ void FrameSource::open_stream(int stream_index, DecodeBackend& backend, const De
   // tests with B-frames). Not HEVC: its sub-layer non-reference pictures may be referenced by higher
   // temporal sub-layers. Others (MPEG-4 part 2's packed B-frames, VP9, AV1) untested: nothing skipped.
   can_skip_nonref_ = par->codec_id == AV_CODEC_ID_H264 || par->codec_id == AV_CODEC_ID_MPEG2VIDEO;
+
+  // The first frame's pts against the first index entry: 0 for an index of pts (Matroska's cues), the
+  // B-frame delay for one of dts (MP4). Bounded by one second, so that an odd index costs little.
+  const AVIndexEntry* first = avformat_index_get_entry(stream_, 0);
+  if (first != nullptr && stream_->start_time != AV_NOPTS_VALUE) {
+    const int64_t second = av_rescale_q(1, AVRational{1, 1}, stream_->time_base);
+    index_pts_offset_ = std::clamp<int64_t>(stream_->start_time - first->timestamp, 0, second);
+  }
 }
 
 int64_t FrameSource::nominal_duration() const {
@@ -127,6 +135,7 @@ void FrameSource::seek_to_start() {
 }
 
 void FrameSource::after_seek() {
+  ++stats_.seeks;
   avcodec_flush_buffers(codec_.get());
   positioned_ = true;
   eof_sent_ = finished_ = have_frame_ = false;
@@ -143,6 +152,7 @@ bool FrameSource::next_frame() {
     if (ret == 0) {
       have_frame_ = true;
       ++frames_since_seek_;
+      ++stats_.frames_decoded;
       return true;
     }
     if (ret == AVERROR_EOF) {
@@ -174,6 +184,7 @@ bool FrameSource::next_frame() {
                              ? AVDISCARD_NONREF
                              : AVDISCARD_DEFAULT;
     ret = avcodec_send_packet(codec_.get(), packet_.get());
+    ++stats_.packets_sent;
     av_packet_unref(packet_.get());
     if (ret < 0 && ret != AVERROR(EAGAIN)) ++decode_errors_;  // a corrupt packet: skip it
   }
@@ -205,7 +216,10 @@ void FrameSource::decode_indexed(const FrameTarget& target) {
   const int64_t want = target.indexed->pts;
   const int64_t key_pts = target.indexed->key_pts;
   if (have_frame_ && frame_pts() == want) return;
-  const bool forward = positioned_ && have_frame_ && !finished_ && frame_pts() < want && key_pts <= frame_pts();
+  // Decoding on through the keyframe is no dearer than seeking to it while we stand at most a frame
+  // before it (a sequential pass never seeks).
+  const bool forward =
+      positioned_ && have_frame_ && !finished_ && frame_pts() < want && key_pts <= frame_pts() + frame_duration();
   if (!forward) seek(key_pts);
   struct ResetSkip {
     int64_t& v;
@@ -241,8 +255,12 @@ void FrameSource::decode_played_at(double t) {
   const int64_t ts = static_cast<int64_t>(std::floor(t / av_q2d(stream_->time_base)));
   bool forward = positioned_ && have_frame_ && !finished_ && end_s() <= t;
   if (forward) {
-    const AVIndexEntry* e = avformat_index_get_entry_from_timestamp(stream_, ts, AVSEEK_FLAG_BACKWARD);
-    forward = e != nullptr ? e->timestamp <= frame_pts() : t - start_s() < 2.0;
+    // The keyframe whose pts is at or before t: in an index of dts (MP4), the last entry at or before
+    // t - index_pts_offset_. Decoding on is no dearer than seeking while we stand at most a frame
+    // before it. (Seeking itself takes pts in every demuxer.)
+    const AVIndexEntry* e =
+        avformat_index_get_entry_from_timestamp(stream_, ts - index_pts_offset_, AVSEEK_FLAG_BACKWARD);
+    forward = e != nullptr ? e->timestamp + index_pts_offset_ <= frame_pts() + frame_duration() : t - start_s() < 2.0;
   }
   if (!forward) seek(ts);
   bool from_start = false;

@@ -68,6 +68,7 @@ class FrameSource {
   // the index's for a target of the exact rules, the decoded frame's otherwise.
   FrameTimes decode(const FrameTarget& target);
   const AVFrame& frame() const { return *frame_; }
+  const DecodeStats& stats() const { return stats_; }
 
  private:
   static constexpr int64_t kNoPts = std::numeric_limits<int64_t>::min();
@@ -99,6 +100,10 @@ class FrameSource {
   ffmpeg::UniquePacket packet_;
   ffmpeg::UniqueFrame frame_;
   int64_t first_pts_ = 0;
+  DecodeStats stats_;
+  // How far the demuxer's index runs ahead of presentation times, in time-base units: MP4's index holds
+  // decode timestamps, which precede a keyframe's pts by the B-frame delay; Matroska's cues hold pts.
+  int64_t index_pts_offset_ = 0;
 
   // Decode position.
   bool positioned_ = false;  // a seek was made since open (the scan leaves the demuxer at the end)

@@ -112,6 +112,15 @@ struct Frames {
   std::vector<double> duration_seconds;
 };
 
+// The decode work a VideoDecoder has done since it opened (the packet scan of exact mode aside): what
+// a request costs, for benchmarks and tests. A sequential pass sends each packet once; a random frame
+// costs the packets from its keyframe to it.
+struct DecodeStats {
+  int64_t seeks = 0;           // demuxer seeks
+  int64_t packets_sent = 0;    // packets given to the decoder
+  int64_t frames_decoded = 0;  // frames the decoder returned (the asked ones and those before them)
+};
+
 class VideoDecoder {
  public:
   // Opens `path` (a local file) or the bytes of `source`, selects the stream, validates its size
@@ -153,6 +162,8 @@ class VideoDecoder {
   // begin must lie in [begin_stream_seconds, end_stream_seconds) and end >= begin (an end past the
   // last frame is allowed); begin == end gives no frame.
   Frames get_frames_played_in_range(double begin, double end);
+
+  const DecodeStats& decode_stats() const;
 
  private:
   struct LOOM_HIDDEN Impl;
