@@ -180,15 +180,32 @@ bool FrameSource::next_frame() {
       continue;
     }
     // Frame threads copy skip_frame from this context with every packet sent, slice threads read it.
-    codec_->skip_frame = skip_below_ != kNoPts && packet_->pts != AV_NOPTS_VALUE && packet_->pts < skip_below_
-                             ? AVDISCARD_NONREF
-                             : AVDISCARD_DEFAULT;
+    codec_->skip_frame = holds_earlier_frame(*packet_) ? AVDISCARD_NONREF : AVDISCARD_DEFAULT;
     ret = avcodec_send_packet(codec_.get(), packet_.get());
     ++stats_.packets_sent;
     av_packet_unref(packet_.get());
     if (ret < 0 && ret != AVERROR(EAGAIN)) ++decode_errors_;  // a corrupt packet: skip it
   }
 }
+
+bool FrameSource::holds_earlier_frame(const AVPacket& packet) const {
+  if (skip_.before == kNoPts || packet.pts == AV_NOPTS_VALUE) return false;
+  if (!skip_.by_end) return packet.pts < skip_.before;
+  return packet.duration > 0 && packet.pts + packet.duration <= skip_.before;
+}
+
+class FrameSource::ScopedSkip {
+ public:
+  ScopedSkip(FrameSource& source, SkipRule rule) : source_(source) {
+    if (source.can_skip_nonref_) source.skip_ = rule;
+  }
+  ScopedSkip(const ScopedSkip&) = delete;
+  ScopedSkip& operator=(const ScopedSkip&) = delete;
+  ~ScopedSkip() { source_.skip_ = {}; }
+
+ private:
+  FrameSource& source_;
+};
 
 void FrameSource::throw_missing(const std::string& what) {
   std::string why;
@@ -221,11 +238,7 @@ void FrameSource::decode_indexed(const FrameTarget& target) {
   const bool forward =
       positioned_ && have_frame_ && !finished_ && frame_pts() < want && key_pts <= frame_pts() + frame_duration();
   if (!forward) seek(key_pts);
-  struct ResetSkip {
-    int64_t& v;
-    ~ResetSkip() { v = kNoPts; }
-  } reset_skip{skip_below_};
-  if (can_skip_nonref_) skip_below_ = want;
+  const ScopedSkip skip(*this, {want, false});
   bool from_start = false;
   for (;;) {
     // The seek went well when the first frame decoded after it is not after the keyframe.
@@ -263,6 +276,7 @@ void FrameSource::decode_played_at(double t) {
     forward = e != nullptr ? e->timestamp + index_pts_offset_ <= frame_pts() + frame_duration() : t - start_s() < 2.0;
   }
   if (!forward) seek(ts);
+  const ScopedSkip skip(*this, {ts, true});
   bool from_start = false;
   for (;;) {
     bool late = false;

@@ -114,13 +114,23 @@ class FrameSource {
   int64_t decode_errors_ = 0;
   std::string read_error_;
 
-  // Skipping non-reference frames (exact rules): while decoding toward the frame with pts `skip_below_`,
-  // a packet whose pts is below it holds a frame nobody asked for, and when the frame is not a reference
-  // for any other frame (AVDISCARD_NONREF), no later frame depends on it either: the decoder may drop it.
-  // Packets are judged one at a time (pts < skip_below_), so B-frame reordering cannot drop the asked
-  // frame. Only for codecs whose "non-reference" is exact in libavcodec (see can_skip_nonref_).
+  // Skipping non-reference frames: while decoding toward the asked frame, a packet that holds an
+  // earlier frame holds a frame nobody asked for, and when the frame is not a reference for any other
+  // frame (AVDISCARD_NONREF), no later frame depends on it either: the decoder may drop it. Earlier:
+  // pts < skip_.before (exact rules: the asked frame's pts), or, with by_end, pts + duration <=
+  // skip_.before (approximate rules: the frame ends before the asked time, as decode_played_at judges
+  // frames). Packets are judged one at a time, so B-frame reordering cannot drop the asked frame. Only
+  // for codecs whose "non-reference" is exact in libavcodec (see can_skip_nonref_).
+  struct SkipRule {
+    int64_t before = kNoPts;
+    bool by_end = false;
+  };
+  bool holds_earlier_frame(const AVPacket& packet) const;
+  // Skips non-reference frames before `rule` until the scope ends.
+  class ScopedSkip;
+
   bool can_skip_nonref_ = false;
-  int64_t skip_below_ = kNoPts;
+  SkipRule skip_;
 };
 
 }  // namespace loom::video::detail
