@@ -10,10 +10,10 @@ cd "$(dirname "$0")/.."
 out=${1:-build-aarch64}
 mkdir -p "$out"
 sources=(
-  codec/src/error.cc codec/src/tensor.cc codec/src/block_cache.cc accel/src/interleave_hwy.cc
+  codec/src/error.cc codec/src/tensor.cc codec/src/block_cache.cc accel/src/interleave_hwy.cc accel/src/pcm_hwy.cc
   transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc
   transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
-  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/accel/interleave_test.cc
+  tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/accel/interleave_test.cc tests/accel/pcm_test.cc
   tests/transforms/color_hwy_test.cc tests/transforms/noise_hwy_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"

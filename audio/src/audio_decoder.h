@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "loom/accel/pcm.h"
 #include "loom/codec/byte_source.h"
+#include "loom/codec/internal/unique_fd.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/tensor.h"
 
@@ -61,8 +63,21 @@ class Decoder {
 void deinterleave(const void* src, int64_t frames, int channels, size_t element_bytes, void* const* rows,
                   int64_t offset);
 
-// libsndfile when it recognises the input as one of the formats it serves, else nullptr.
+// libsndfile when it recognises the input as one of the formats it serves, else nullptr. WAV-family
+// files of plain little-endian samples go to open_pcm with the layout libsndfile found.
 std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits& limits);
+
+// Where the samples of a PCM WAV-family file are: `frames` frames of `channels` interleaved samples of
+// `encoding` from byte `data_offset` on (as libsndfile parsed the header).
+struct PcmLayout {
+  int64_t data_offset = 0;
+  int64_t frames = 0;
+  int channels = 0;
+  int sample_rate = 0;
+  accel::PcmEncoding encoding = accel::PcmEncoding::kS16;
+};
+// Reads them straight from `fd` (input.path opened), or from input.source's bytes (fd unused).
+std::unique_ptr<Decoder> open_pcm(const Input& input, UniqueFd fd, const PcmLayout& layout);
 // FFmpeg; throws loom::Error when the input cannot be decoded.
 std::unique_ptr<Decoder> open_ffmpeg(const Input& input, int stream_index, const Limits& limits);
 

@@ -2,8 +2,13 @@
 #include <fmt/format.h>
 #include <sndfile.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bit>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "audio_decoder.h"
@@ -47,11 +52,31 @@ bool served(const SF_INFO& info) {
   }
 }
 
+// The direct PCM path's encoding for a file libsndfile opened (open_pcm), or nullopt: WAV, WAVEX, RF64
+// and W64 of little-endian u8, s16, s24, s32 or float samples, on a little-endian host.
+std::optional<accel::PcmEncoding> direct_encoding(const SF_INFO& info) {
+  if constexpr (std::endian::native != std::endian::little) return std::nullopt;
+  const int major = info.format & SF_FORMAT_TYPEMASK;
+  const int endian = info.format & SF_FORMAT_ENDMASK;
+  if ((major != SF_FORMAT_WAV && major != SF_FORMAT_WAVEX && major != SF_FORMAT_RF64 && major != SF_FORMAT_W64) ||
+      (endian != SF_ENDIAN_FILE && endian != SF_ENDIAN_LITTLE)) {
+    return std::nullopt;
+  }
+  switch (info.format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_U8: return accel::PcmEncoding::kU8;
+    case SF_FORMAT_PCM_16: return accel::PcmEncoding::kS16;
+    case SF_FORMAT_PCM_24: return accel::PcmEncoding::kS24;
+    case SF_FORMAT_PCM_32: return accel::PcmEncoding::kS32;
+    case SF_FORMAT_FLOAT: return accel::PcmEncoding::kF32;
+    default: return std::nullopt;
+  }
+}
+
 class SndfileDecoder final : public Decoder {
  public:
-  SndfileDecoder(std::unique_ptr<VirtualFile> vf, std::unique_ptr<SNDFILE, SndfileCloser> file, const SF_INFO& info,
-                 std::string name)
-      : vf_(std::move(vf)), file_(std::move(file)), name_(std::move(name)) {
+  SndfileDecoder(UniqueFd fd, std::unique_ptr<VirtualFile> vf, std::unique_ptr<SNDFILE, SndfileCloser> file,
+                 const SF_INFO& info, std::string name)
+      : fd_(std::move(fd)), vf_(std::move(vf)), file_(std::move(file)), name_(std::move(name)) {
     sample_rate_ = info.samplerate;
     channels_ = info.channels;
     frames_ = info.frames;
@@ -137,7 +162,8 @@ class SndfileDecoder final : public Decoder {
   }
 
  private:
-  std::unique_ptr<VirtualFile> vf_;  // outlives file_ (declared first, destroyed last)
+  UniqueFd fd_;                      // the file libsndfile reads (path inputs), or
+  std::unique_ptr<VirtualFile> vf_;  // the bytes (sources); both outlive file_ (declared first)
   std::unique_ptr<SNDFILE, SndfileCloser> file_;
   std::string name_;
   int64_t frames_ = 0;
@@ -176,6 +202,7 @@ std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits&) {
     if (!ok) return nullptr;
   }
   SF_INFO info{};
+  UniqueFd fd;
   std::unique_ptr<VirtualFile> vf;
   SNDFILE* raw = nullptr;
   if (input.source) {
@@ -183,12 +210,22 @@ std::unique_ptr<Decoder> open_sndfile(const Input& input, const Limits&) {
     SF_VIRTUAL_IO io = VirtualFile::io();
     raw = sf_open_virtual(&io, SFM_READ, &info, vf.get());
   } else {
-    raw = sf_open(input.path.c_str(), SFM_READ, &info);
+    fd.reset(::open(input.path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return nullptr;  // FFmpeg's open reports why
+    raw = sf_open_fd(fd.get(), SFM_READ, &info, SF_FALSE);
   }
   if (raw == nullptr) return nullptr;  // not a format libsndfile knows: FFmpeg gets its turn
   std::unique_ptr<SNDFILE, SndfileCloser> file(raw);
   if (!served(info) || info.frames < 0) return nullptr;
-  return std::make_unique<SndfileDecoder>(std::move(vf), std::move(file), info, input.name());
+  if (const std::optional<accel::PcmEncoding> encoding = direct_encoding(info)) {
+    // libsndfile leaves the file at the start of the samples when it has parsed the header.
+    const int64_t offset = input.source ? vf->pos : static_cast<int64_t>(::lseek(fd.get(), 0, SEEK_CUR));
+    if (offset > 0) {
+      file.reset();
+      return open_pcm(input, std::move(fd), {offset, info.frames, info.channels, info.samplerate, *encoding});
+    }
+  }
+  return std::make_unique<SndfileDecoder>(std::move(fd), std::move(vf), std::move(file), info, input.name());
 }
 
 }  // namespace loom::audio::detail
