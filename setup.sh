@@ -21,7 +21,7 @@ PACKAGES=(
   # library dependencies
   libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev libfreetype-dev fonts-dejavu-core
-  libsndfile1-dev libvorbis-dev libogg-dev libsox-dev libtbb-dev libarchive-dev
+  libsndfile1-dev libvorbis-dev libogg-dev libsox-dev libsoxr-dev libtbb-dev libarchive-dev
   # tests, sanitizers, fuzzers and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)

@@ -9,7 +9,9 @@
 // stereo, 0.33 s), in turn) in a temporary folder. Rows:
 //   loom_file    audio::apply_effects_file(path, {rate 16000}): libsox reads and resamples (SoX's default
 //                "rate -h", as the CLI's automatic rate effect); the result is a float32 tensor in memory
-//   loom_tensor  audio::resample(tensor, in, 16000) on samples loaded before timing (no file reading)
+//   loom_tensor  audio::resample(tensor, in, 16000) on samples loaded before timing (no file reading):
+//                libsoxr, loom's default engine
+//   loom_tensor_sox  the same with ResampleEngine::kSox (SoX's "rate -h" through libsox)
 //   sox_cli      `sox in.wav -r 16000 out.wav`: a process per file that reads, resamples, dithers to
 //                16 bits (the CLI's default when it reduces precision) and writes a WAV to the temp folder
 #include <fcntl.h>
@@ -122,10 +124,16 @@ int main(int argc, char** argv) {
   for (int threads : thread_counts) {
     const double loom_file = loom::bench::median_seconds(
         [&] { parallel_for(files, threads, [&](int i) { loom::audio::apply_effects_file(inputs[i], chain); }); });
-    const double loom_tensor = loom::bench::median_seconds([&] {
-      parallel_for(files, threads,
-                   [&](int i) { loom::audio::resample(loaded[i].samples, loaded[i].sample_rate, rate); });
-    });
+    auto loom_tensor_with = [&](loom::audio::ResampleEngine engine) {
+      return loom::bench::median_seconds([&] {
+        parallel_for(files, threads, [&](int i) {
+          loom::audio::resample(loaded[i].samples, loaded[i].sample_rate, rate, loom::audio::ResampleQuality::kHigh,
+                                true, engine);
+        });
+      });
+    };
+    const double loom_tensor = loom_tensor_with(loom::audio::ResampleEngine::kSoxr);
+    const double loom_tensor_sox = loom_tensor_with(loom::audio::ResampleEngine::kSox);
     std::atomic<int> failures{0};
     const double sox_cli = loom::bench::median_seconds([&] {
       parallel_for(files, threads, [&](int i) {
@@ -139,8 +147,10 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "{\"threads\": %d, \"files\": %d, \"audio_seconds\": %.2f, \"loom_file_s\": %.4f, \"loom_tensor_s\": %.4f, "
-        "\"sox_cli_s\": %.4f, \"ratio_sox_over_loom_file\": %.2f, \"ratio_sox_over_loom_tensor\": %.2f}\n",
-        threads, files, seconds_of_audio, loom_file, loom_tensor, sox_cli, sox_cli / loom_file, sox_cli / loom_tensor);
+        "\"loom_tensor_sox_s\": %.4f, \"sox_cli_s\": %.4f, \"ratio_sox_over_loom_file\": %.2f, "
+        "\"ratio_sox_over_loom_tensor\": %.2f}\n",
+        threads, files, seconds_of_audio, loom_file, loom_tensor, loom_tensor_sox, sox_cli, sox_cli / loom_file,
+        sox_cli / loom_tensor);
     std::fflush(stdout);
   }
   fs::remove_all(dir);

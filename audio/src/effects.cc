@@ -20,6 +20,7 @@
 #include <system_error>
 #include <vector>
 
+#include "audio_tensor_checks.h"
 #include "loom/codec/error.h"
 #include "loom/codec/internal/regular_file.h"
 #include "loom/codec/limits.h"
@@ -354,37 +355,7 @@ std::vector<sox_sample_t> to_sox_samples(const Tensor& samples, bool channels_fi
 }  // namespace
 
 EffectResult apply_effects(const Tensor& samples, int sample_rate, const EffectChain& chain, bool channels_first) {
-  if (!samples.defined()) throw Error(ErrorCode::kInvalidInput, "samples", "undefined tensor");
-  if (!samples.device().is_cpu()) throw Error(ErrorCode::kInvalidInput, "samples", "must be on the CPU");
-  if (samples.dtype() != DType::kFloat32) {
-    throw Error(ErrorCode::kInvalidInput, "samples", "must be float32, not " + std::string(to_string(samples.dtype())));
-  }
-  if (samples.ndim() != 2) {
-    throw Error(ErrorCode::kInvalidInput, "samples",
-                std::string("must be 2-D ") + (channels_first ? "[channels, frames]" : "[frames, channels]") +
-                    ", not " + std::to_string(samples.ndim()) + "-D");
-  }
-  const int64_t channels = samples.size(channels_first ? 0 : 1);
-  const int64_t frames = samples.size(channels_first ? 1 : 0);
-  const Limits limits;
-  if (channels == 0 || frames == 0) {
-    throw Error(ErrorCode::kInvalidInput, "samples",
-                "is empty (" + std::to_string(channels) + " channels, " + std::to_string(frames) + " frames)");
-  }
-  if (channels > limits.max_audio_channels) {
-    throw Error(
-        ErrorCode::kLimitExceeded, "samples",
-        std::to_string(channels) + " channels, more than the limit of " + std::to_string(limits.max_audio_channels));
-  }
-  if (sample_rate <= 0) {
-    throw Error(ErrorCode::kInvalidInput, "samples",
-                "sample rate must be positive, not " + std::to_string(sample_rate));
-  }
-  if (sample_rate > limits.max_sample_rate) {
-    throw Error(ErrorCode::kLimitExceeded, "samples",
-                "sample rate " + std::to_string(sample_rate) + " Hz is above the limit of " +
-                    std::to_string(limits.max_sample_rate));
-  }
+  const auto [channels, frames] = detail::check_effect_input(samples, sample_rate, channels_first);
   const std::vector<sox_sample_t> interleaved = to_sox_samples(samples, channels_first, channels, frames);
   Source source{interleaved.data(), interleaved.size(), 0, static_cast<unsigned>(channels)};
   return run_chain(
@@ -443,17 +414,6 @@ EffectResult apply_effects_file(const std::filesystem::path& path, const EffectC
                 std::string("libsox failed while reading it: ") + format->sox_errstr);
   }
   return result;
-}
-
-Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQuality quality, bool channels_first) {
-  if (out_rate <= 0) {
-    throw Error(ErrorCode::kInvalidInput, "samples",
-                "output sample rate must be positive, not " + std::to_string(out_rate));
-  }
-  static constexpr const char* kFlags[] = {"-q", "-l", "-m", "-h", "-v"};
-  const int index = static_cast<int>(quality);
-  if (index < 0 || index > 4) throw Error(ErrorCode::kInvalidInput, "resample", "unknown quality");
-  return apply_effects(samples, in_rate, {{"rate", {kFlags[index], std::to_string(out_rate)}}}, channels_first).samples;
 }
 
 }  // namespace loom::audio

@@ -8,7 +8,7 @@ bytes.
 
 Differences from TorchCodec: decoding runs on the CPU only; a VideoDecoder's metadata also holds
 container, colour and key-frame fields; AudioDecoder times count from the first decoded sample and it
-converts rates with SoX's resampler (see the class docstrings). Decoders pickle as their source and
+converts rates with libsoxr (see the class docstrings). Decoders pickle as their source and
 options (a decoder opened from memory pickles its bytes) and reopen in the unpickling process, so they
 cross os.fork() and multiprocessing with any start method.
 """

@@ -429,12 +429,11 @@ void bind_audio_decoder(nb::module_& m) {
       "stream's). Samples are float32 [channels, samples] with loom.audio.load's values (libsndfile for\n"
       "WAV/AIFF/AU/CAF/FLAC/Vorbis, FFmpeg for the rest).\n\n"
       "Differences from TorchCodec: times count from the first decoded sample (pts_seconds of\n"
-      "get_all_samples() is 0, not the stream's start time); a rate change is SoX's 'rate -h' (loom's\n"
-      "resampler; torchaudio.sox_effects' values), not swresample; channels convert to mono (the mean of\n"
-      "the channels) or from mono (copies) only. Known limitation: libsox may be initialised once per\n"
-      "process and importing torchaudio initialises it, so a rate change in a process that imports\n"
-      "torchaudio aborts (until loom's libsox set-up cooperates with torchaudio's). Decoding releases the\n"
-      "GIL. Pickles as its source and options.")
+      "get_all_samples() is 0, not the stream's start time); a rate change is libsoxr's high quality\n"
+      "(SOXR_HQ, the algorithm of SoX's 'rate -h': within 2^-13 of torchaudio.sox_effects' values away\n"
+      "from the first and last 50 ms), not swresample; channels convert to mono (the mean of the\n"
+      "channels) or from mono (copies) only. Decoding releases the GIL. Pickles as its source and\n"
+      "options.")
       .def("__init__", &open_audio, "source"_a, nb::kw_only(), "stream_index"_a = nb::none(),
            "sample_rate"_a = nb::none(), "num_channels"_a = nb::none())
       .def_prop_ro(

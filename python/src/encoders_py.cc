@@ -189,8 +189,8 @@ void bind_audio_encoder(nb::module_& m) {
       "Encodes float32 samples [channels, samples] in [-1, 1] at sample_rate Hz, after\n"
       "torchcodec.encoders.AudioEncoder, through loom.audio.save (libsndfile for wav/flac/aiff/ogg Vorbis,\n"
       "FFmpeg for mp3/opus/m4a/adts). Keyword-only options: bit_rate (mp3, opus, aac), num_channels and\n"
-      "sample_rate (convert first: to or from mono, and SoX's 'rate -h' as AudioDecoder, with its\n"
-      "limitation beside torchaudio; TorchCodec uses swresample). An encoder that cannot take the rate\n"
+      "sample_rate (convert first: to or from mono, and libsoxr's high quality as AudioDecoder;\n"
+      "TorchCodec uses swresample). An encoder that cannot take the rate\n"
       "(Opus) stores the nearest rate it supports.\n"
       "Encoding releases the GIL.")
       .def(

@@ -223,7 +223,7 @@ TEST_P(ResampleVsSox, ExactlyEqualsCli) {
   const fs::path in = as_f32_wav(dir, rc.media);
   const Wav input = read_wav(in);
   ASSERT_EQ(input.sample_rate, rc.in_rate);
-  const Tensor loom = resample(input.samples, rc.in_rate, rc.out_rate, quality);
+  const Tensor loom = resample(input.samples, rc.in_rate, rc.out_rate, quality, true, ResampleEngine::kSox);
   const Wav cli = sox_cli(dir, in, {{"rate", {quality_flag(quality), std::to_string(rc.out_rate)}}});
   ASSERT_EQ(cli.sample_rate, rc.out_rate);
   const Diff d = compare(loom, cli.samples);
@@ -247,36 +247,133 @@ TEST(ResampleTest, WithinHalfAStepOfCliFloatOutput) {
   TempDir dir;
   const fs::path in = as_f32_wav(dir, "exo_bear.flac");
   const Wav input = read_wav(in);
-  const Tensor loom = resample(input.samples, 48000, 16000);
+  const Tensor loom = resample(input.samples, 48000, 16000, ResampleQuality::kHigh, true, ResampleEngine::kSox);
   const Wav cli = sox_cli(dir, in, {{"rate", {"16000"}}}, "-e floating-point -b 32");
   const Diff d = compare(loom, cli.samples);
   EXPECT_LE(d.max_abs, std::ldexp(1.0, -25) + 1e-12);
   EXPECT_GT(d.differing, 0);  // the grids do differ, so the bound above is what is being tested
 }
 
+constexpr ResampleEngine kEngines[] = {ResampleEngine::kSoxr, ResampleEngine::kSox};
+
+const char* engine_name(ResampleEngine e) {
+  return e == ResampleEngine::kSoxr ? "soxr" : "sox";
+}
+
 TEST(ResampleTest, SameRateKeepsTheSamples) {
   TempDir dir;
   const Wav input = read_wav(as_f32_wav(dir, "sine_mono_f32.wav"));
-  const Tensor out = resample(input.samples, 16000, 16000);
-  // float32 in [-1, 1] -> x * 2^31 truncated -> / 2^31: exact for these samples (24-bit mantissas).
-  EXPECT_EQ(compare(out, input.samples).differing, 0);
+  for (ResampleEngine e : kEngines) {
+    const Tensor out = resample(input.samples, 16000, 16000, ResampleQuality::kHigh, true, e);
+    // kSox: float32 in [-1, 1] -> x * 2^31 truncated -> / 2^31: exact for these samples (24-bit mantissas).
+    EXPECT_EQ(compare(out, input.samples).differing, 0) << engine_name(e);
+  }
 }
 
 TEST(ResampleTest, ChannelsLastLayoutIsTheTranspose) {
   TempDir dir;
   const Wav input = read_wav(as_f32_wav(dir, "exo_bear.flac"));
-  const Tensor first = resample(input.samples, 48000, 22050, ResampleQuality::kMedium);
-  const Tensor last = resample(input.samples.permute({1, 0}), 48000, 22050, ResampleQuality::kMedium, false);
-  ASSERT_EQ(last.size(1), 2);
-  EXPECT_EQ(compare(first, last.permute({1, 0})).differing, 0);
+  for (ResampleEngine e : kEngines) {
+    const Tensor first = resample(input.samples, 48000, 22050, ResampleQuality::kMedium, true, e);
+    const Tensor last = resample(input.samples.permute({1, 0}), 48000, 22050, ResampleQuality::kMedium, false, e);
+    ASSERT_EQ(last.size(1), 2);
+    EXPECT_EQ(compare(first, last.permute({1, 0})).differing, 0) << engine_name(e);
+  }
 }
 
-TEST(ResampleTest, RefusesBadRates) {
+TEST(ResampleTest, RefusesBadRatesAndSamples) {
   const Tensor t = Tensor::zeros({1, 100}, DType::kFloat32);
-  EXPECT_EQ(loom::test::error_code_of([&] { resample(t, 0, 16000); }), ErrorCode::kInvalidInput);
-  EXPECT_EQ(loom::test::error_code_of([&] { resample(t, 16000, 0); }), ErrorCode::kInvalidInput);
-  EXPECT_EQ(loom::test::error_code_of([&] { resample(t, 16000, -5); }), ErrorCode::kInvalidInput);
-  EXPECT_EQ(loom::test::error_code_of([&] { resample(t, 100'000'000, 16000); }), ErrorCode::kLimitExceeded);
+  Tensor nan = Tensor::zeros({2, 100}, DType::kFloat32);
+  nan.data<float>()[150] = std::numeric_limits<float>::quiet_NaN();
+  for (ResampleEngine e : kEngines) {
+    SCOPED_TRACE(engine_name(e));
+    auto code = [&](const Tensor& x, int in, int out) {
+      return loom::test::error_code_of([&] { resample(x, in, out, ResampleQuality::kHigh, true, e); });
+    };
+    EXPECT_EQ(code(t, 0, 16000), ErrorCode::kInvalidInput);
+    EXPECT_EQ(code(t, 16000, 0), ErrorCode::kInvalidInput);
+    EXPECT_EQ(code(t, 16000, -5), ErrorCode::kInvalidInput);
+    EXPECT_EQ(code(t, 100'000'000, 16000), ErrorCode::kLimitExceeded);
+    EXPECT_EQ(code(Tensor::zeros({1, 0}, DType::kFloat32), 16000, 8000), ErrorCode::kInvalidInput);
+    EXPECT_EQ(code(Tensor::zeros({1, 100}, DType::kFloat64), 16000, 8000), ErrorCode::kInvalidInput);
+    const Error error = loom::test::error_of([&] { resample(nan, 16000, 8000, ResampleQuality::kHigh, true, e); });
+    EXPECT_EQ(error.code(), ErrorCode::kInvalidInput);
+    EXPECT_NE(std::string(error.what()).find("NaN or infinity (channel 1, frame 50)"), std::string::npos)
+        << error.what();
+  }
+  // An output larger than Limits::max_bytes is refused before any work.
+  const Tensor long_input = Tensor::zeros({1, 1'000'000}, DType::kFloat32);
+  EXPECT_EQ(loom::test::error_code_of([&] { resample(long_input, 8000, 10'000'000); }), ErrorCode::kLimitExceeded);
+}
+
+// libsoxr against the analytic result: tones of 1 and 3 kHz resampled down and up equal the same tones
+// sampled at the new rate, within the recipe's precision (20 bits at kHigh, 28 at kVeryHigh, of which
+// float32 output keeps about 24), away from the ends (the filters' edges). Every quality gives the
+// sox engine's length, round(frames * out / in).
+TEST(ResampleTest, SoxrEqualsTheIdealTones) {
+  for (auto [in, out] : {std::pair{44100, 16000}, {16000, 44100}, {48000, 22050}, {8000, 48000}}) {
+    const int64_t n = 2 * in + 7;
+    Tensor t = Tensor::empty({2, n}, DType::kFloat32);
+    auto tone = [](int channel, double k, int rate) {
+      return channel == 0 ? 0.5 * std::sin(2 * M_PI * 1000.0 * k / rate)
+                          : 0.25 * std::cos(2 * M_PI * 3000.0 * k / rate + 0.3);
+    };
+    for (int64_t k = 0; k < n; ++k) {
+      for (int c = 0; c < 2; ++c) t.data<float>()[c * n + k] = static_cast<float>(tone(c, static_cast<double>(k), in));
+    }
+    for (ResampleQuality q : {ResampleQuality::kQuick, ResampleQuality::kLow, ResampleQuality::kMedium,
+                              ResampleQuality::kHigh, ResampleQuality::kVeryHigh}) {
+      SCOPED_TRACE(std::to_string(in) + " -> " + std::to_string(out) + " Hz, quality " +
+                   std::to_string(static_cast<int>(q)));
+      const Tensor got = resample(t, in, out, q);
+      const int64_t m = got.size(1);
+      EXPECT_EQ(m, std::llround(static_cast<double>(n) * out / in));
+      EXPECT_EQ(m, resample(t, in, out, q, true, ResampleEngine::kSox).size(1));
+      if (q != ResampleQuality::kHigh && q != ResampleQuality::kVeryHigh) continue;
+      double worst = 0;
+      for (int64_t k = m / 10; k < m - m / 10; ++k) {
+        for (int c = 0; c < 2; ++c) {
+          worst = std::max(worst, std::abs(got.data<float>()[c * m + k] - tone(c, static_cast<double>(k), out)));
+        }
+      }
+      EXPECT_LE(worst, std::ldexp(1.0, q == ResampleQuality::kHigh ? -20 : -22));
+    }
+  }
+}
+
+// The two engines on real audio at kHigh: libsoxr keeps values beyond [-1, 1] (a full-scale file rings
+// past it when resampled) where SoX's 32-bit integers clip; the first and last 50 ms differ (the filters'
+// edges); elsewhere they differ by little.
+TEST(ResampleTest, SoxrAndSoxAgreeBelowFullScale) {
+  TempDir dir;
+  struct Case {
+    const char* media;
+    int in_rate, out_rate;
+    double bound;  // measured: 2^-16.8, 2^-20.5, 2^-13.9 (a full-scale file, next to the clipped samples)
+  };
+  for (const Case& c : {Case{"exo_bear.flac", 48000, 22050, std::ldexp(1.0, -16)},
+                        Case{"tfio_ZASFX_ADSR_no_sustain.f32.wav", 44100, 16000, std::ldexp(1.0, -19)},
+                        Case{"pluck-pcm16.wav", 11025, 48000, std::ldexp(1.0, -13)}}) {
+    SCOPED_TRACE(c.media);
+    const Wav input = read_wav(as_f32_wav(dir, c.media));
+    const Tensor soxr = resample(input.samples, c.in_rate, c.out_rate);
+    const Tensor sox =
+        resample(input.samples, c.in_rate, c.out_rate, ResampleQuality::kHigh, true, ResampleEngine::kSox);
+    ASSERT_EQ(soxr.numel(), sox.numel());
+    double worst = 0, beyond = 0;
+    const int64_t frames = soxr.size(1), edge = c.out_rate / 20;  // the filters' first and last 50 ms differ
+    for (int64_t i = 0; i < soxr.numel(); ++i) {
+      const float a = soxr.data<float>()[i], b = sox.data<float>()[i];
+      beyond = std::max(beyond, static_cast<double>(std::abs(a)));
+      const int64_t t = i % frames;
+      if (std::abs(b) < 0.999f && t >= edge && t < frames - edge) {
+        worst = std::max(worst, std::abs(static_cast<double>(a) - b));
+      }
+    }
+    EXPECT_LE(worst, c.bound);
+    RecordProperty(std::string("max_abs_diff_") + c.media, std::to_string(worst));
+    if (std::string(c.media) == "pluck-pcm16.wav") EXPECT_GT(beyond, 1.0);  // soxr does not clip
+  }
 }
 
 // ---- effect chains ----

@@ -8,10 +8,11 @@ normalize semantics). info fields equal torchaudio.info's. Lossless encodings ro
 FLAC to within the 24-bit step); lossy ones are decoded back with PyAV and checked for length, rate and
 signal-to-noise ratio.
 
-torchaudio runs in a worker process of its own (the `torchaudio` fixture), and loom's resampling in a
-fresh interpreter: libsox may be initialised only once per process, importing torchaudio initialises it,
-and so does loom's first SoX effect, so the two must not meet in one process (nor in this test session,
-whatever other test files run in it).
+torchaudio runs in a worker process of its own (the `torchaudio` fixture): libsox may be initialised only
+once per process, importing torchaudio initialises it, and so does loom's first SoX effect, so the two
+must not meet in one process (nor in this test session, whatever other test files run in it). loom's
+resampler (libsoxr) needs no libsox: the decoder and encoder conversions run in a child that imports
+torchaudio first.
 """
 import io
 import multiprocessing
@@ -337,6 +338,7 @@ def test_audio_decoder_metadata(media, torchaudio):
 RESAMPLE_SCRIPT = """
 import sys
 import numpy as np
+import torchaudio  # initialises libsox, which loom's resampler (libsoxr) never touches
 import loom
 from loom.decoders import AudioDecoder
 from loom.encoders import AudioEncoder
@@ -354,7 +356,7 @@ np.save(out + "/encoded.npy", AudioEncoder(samples, sample_rate=48000).to_tensor
 """
 
 
-def run_without_torchaudio(script, *args):
+def run_in_child(script, *args):
     import subprocess
     import sys
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -377,22 +379,23 @@ def test_audio_decoder_conversions(media, tmp_path, torchaudio):
 
     tone = sine(rate=48000, seconds=1.0)
     np.save(tmp_path / "samples.npy", tone.numpy())
-    run_without_torchaudio(RESAMPLE_SCRIPT, path, tmp_path)
+    run_in_child(RESAMPLE_SCRIPT, path, tmp_path)
     low = np.load(tmp_path / "whole.npy")
     assert np.load(tmp_path / "rates.npy").tolist() == [16000, 16000]
     assert low.shape[0] == 2 and abs(low.shape[1] - whole.shape[1] / 3) <= 1
-    # loom's resampler is SoX's "rate -h": torchaudio's sox_effects runs the same effect, carrying the
-    # samples as int32 inside sox (so float32 rounding of the 2^-31 grid apart).
+    # loom's resampler is libsoxr at SOXR_HQ, the algorithm of SoX's "rate -h" (torchaudio's sox_effects):
+    # the same length, and within 2^-13 of it away from the first and last 50 ms (loom.audio's
+    # documented agreement of its two engines).
     reference, _ = torchaudio("sox_effects.apply_effects_tensor", whole, rate, [["rate", "-h", "16000"]])
     assert reference.shape == low.shape
-    assert float(np.abs(reference.numpy() - low).max()) <= 2.0**-24
+    assert float(np.abs(reference.numpy() - low)[:, 800:-800].max()) <= 2.0**-13
     assert np.array_equal(np.load(tmp_path / "part.npy"), low[:, 8000:16000])
     encoded = bytes(np.load(tmp_path / "encoded.npy"))
     back, back_rate = soundfile.read(io.BytesIO(encoded), dtype="float32", always_2d=True)
     assert back_rate == 16000 and back.shape == (16000, 1)
     want, _ = torchaudio("sox_effects.apply_effects_tensor", tone.mean(dim=0, keepdim=True), 48000,
                          [["rate", "-h", "16000"]])
-    assert float(np.abs(want.numpy() - back.T).max()) <= 2.0**-24
+    assert float(np.abs(want.numpy() - back.T)[:, 800:-800].max()) <= 2.0**-13
 
 
 def test_audio_decoder_errors(media, tmp_path):

@@ -83,15 +83,30 @@ EffectResult apply_effects(const Tensor& samples, int sample_rate, const EffectC
 EffectResult apply_effects_file(const std::filesystem::path& path, const EffectChain& chain,
                                 bool channels_first = true);
 
-// SoX's "rate" quality levels, as `sox ... rate -q|-l|-m|-h|-v`.
+// Resampling quality levels: SoX's "rate" levels (`sox ... rate -q|-l|-m|-h|-v`), which are also
+// libsoxr's recipes (SOXR_QQ, SOXR_LQ, SOXR_MQ, SOXR_HQ, SOXR_VHQ): quick cubic; 16-bit with a large
+// or a medium roll-off; 20-bit; 28-bit.
 enum class ResampleQuality { kQuick, kLow, kMedium, kHigh, kVeryHigh };
 
-// Resamples with SoX's "rate" effect at `quality`: the same as apply_effects(samples, in_rate,
-// {{"rate", {"-h", "<out_rate>"}}}).samples for kHigh (SoX's default). Any pair of rates (44100 -> 16000,
-// 48000 -> 22050, up or down); in_rate == out_rate returns the samples unchanged in value (a copy).
-// Errors as apply_effects, plus kInvalidInput for out_rate <= 0.
+// The resampler behind resample().
+enum class ResampleEngine {
+  // libsoxr on the float32 samples as they are (default): the fastest, and what python-soxr gives.
+  kSoxr,
+  // SoX's "rate" effect through libsox: bit for bit the `sox` CLI's `rate` (the samples pass through
+  // libsox's 32-bit integers, so values beyond [-1, 1] clip). What the CLI's `loom audio --rate` runs.
+  kSox,
+};
+
+// Resamples from in_rate to out_rate Hz at `quality`: round(frames * out_rate / in_rate) frames, any
+// pair of rates (44100 -> 16000, 48000 -> 22050, up or down); in_rate == out_rate returns the samples
+// unchanged in value (a copy). kSox is the same as apply_effects(samples, in_rate, {{"rate", {"-h",
+// "<out_rate>"}}}).samples for kHigh (SoX's default). At kHigh the engines agree within 2^-13 of full
+// scale on real audio (2^-17 to 2^-20 on most), except in the first and last 50 ms (the filters' edges)
+// and where kSox clips (docs/audio.md). Errors as apply_effects (which
+// names the input "samples"), plus kInvalidInput for out_rate <= 0 and kLimitExceeded for an output
+// beyond Limits{}.max_bytes.
 Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQuality quality = ResampleQuality::kHigh,
-                bool channels_first = true);
+                bool channels_first = true, ResampleEngine engine = ResampleEngine::kSoxr);
 
 }  // namespace loom::audio
 

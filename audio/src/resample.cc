@@ -1,0 +1,112 @@
+// resample(): libsoxr on the float32 samples (default), or SoX's "rate" effect through apply_effects.
+#include <fmt/format.h>
+#include <soxr.h>
+
+#include <cmath>
+#include <vector>
+
+#include "audio_tensor_checks.h"
+#include "loom/audio/effects.h"
+#include "loom/codec/error.h"
+#include "loom/codec/limits.h"
+
+namespace loom::audio {
+namespace {
+
+// libsoxr's recipe for each ResampleQuality (the same levels as SoX's rate -q|-l|-m|-h|-v).
+unsigned long soxr_recipe(ResampleQuality quality) {
+  switch (quality) {
+    case ResampleQuality::kQuick: return SOXR_QQ;
+    case ResampleQuality::kLow: return SOXR_LQ;
+    case ResampleQuality::kMedium: return SOXR_MQ;
+    case ResampleQuality::kHigh: return SOXR_HQ;
+    case ResampleQuality::kVeryHigh: return SOXR_VHQ;
+  }
+  throw Error(ErrorCode::kInvalidInput, "resample", "unknown quality");
+}
+
+const char* sox_flag(ResampleQuality quality) {
+  switch (quality) {
+    case ResampleQuality::kQuick: return "-q";
+    case ResampleQuality::kLow: return "-l";
+    case ResampleQuality::kMedium: return "-m";
+    case ResampleQuality::kHigh: return "-h";
+    case ResampleQuality::kVeryHigh: return "-v";
+  }
+  throw Error(ErrorCode::kInvalidInput, "resample", "unknown quality");
+}
+
+// libsoxr in one call, one thread, float32 in and out: planar ([channels, frames], one pointer per
+// channel) or interleaved ([frames, channels]), both contiguous.
+Tensor soxr_resample(const Tensor& in, int64_t channels, int64_t frames, int in_rate, int out_rate,
+                     ResampleQuality quality, bool channels_first) {
+  const auto out_frames = static_cast<int64_t>(std::llround(static_cast<double>(frames) * out_rate / in_rate));
+  const uint64_t out_bytes = static_cast<uint64_t>(out_frames) * static_cast<uint64_t>(channels) * sizeof(float);
+  const uint64_t max_bytes = Limits{}.max_bytes;
+  if (max_bytes != 0 && out_bytes > max_bytes) {
+    throw Error(ErrorCode::kLimitExceeded, "samples",
+                fmt::format("resampled to {} Hz it would take {} bytes, more than the limit of {} bytes", out_rate,
+                            out_bytes, max_bytes));
+  }
+  Tensor out = channels_first ? Tensor::empty({channels, out_frames}, DType::kFloat32)
+                              : Tensor::empty({out_frames, channels}, DType::kFloat32);
+  const soxr_io_spec_t io =
+      soxr_io_spec(channels_first ? SOXR_FLOAT32_S : SOXR_FLOAT32_I, channels_first ? SOXR_FLOAT32_S : SOXR_FLOAT32_I);
+  const soxr_quality_spec_t q = soxr_quality_spec(soxr_recipe(quality), 0);
+  const soxr_runtime_spec_t runtime = soxr_runtime_spec(1);
+  std::vector<const float*> in_rows;
+  std::vector<float*> out_rows;
+  const void* in_arg = in.data<float>();
+  void* out_arg = out.data<float>();
+  if (channels_first) {
+    for (int64_t c = 0; c < channels; ++c) {
+      in_rows.push_back(in.data<float>() + c * frames);
+      out_rows.push_back(out.data<float>() + c * out_frames);
+    }
+    in_arg = in_rows.data();
+    out_arg = out_rows.data();
+  }
+  size_t in_done = 0, out_done = 0;
+  const soxr_error_t error =
+      soxr_oneshot(in_rate, out_rate, static_cast<unsigned>(channels), in_arg, static_cast<size_t>(frames), &in_done,
+                   out_arg, static_cast<size_t>(out_frames), &out_done, &io, &q, &runtime);
+  if (error != nullptr) throw Error(ErrorCode::kInternal, "libsoxr", fmt::format("resampling failed: {}", error));
+  if (static_cast<int64_t>(out_done) != out_frames) {
+    throw Error(ErrorCode::kInternal, "libsoxr",
+                fmt::format("gave {} frames of the {} asked for", out_done, out_frames));
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQuality quality, bool channels_first,
+                ResampleEngine engine) {
+  if (out_rate <= 0) {
+    throw Error(ErrorCode::kInvalidInput, "samples",
+                "output sample rate must be positive, not " + std::to_string(out_rate));
+  }
+  if (engine == ResampleEngine::kSox) {
+    return apply_effects(samples, in_rate, {{"rate", {sox_flag(quality), std::to_string(out_rate)}}}, channels_first)
+        .samples;
+  }
+  if (engine != ResampleEngine::kSoxr) throw Error(ErrorCode::kInvalidInput, "resample", "unknown engine");
+  const auto [channels, frames] = detail::check_effect_input(samples, in_rate, channels_first);
+  if (out_rate > Limits{}.max_sample_rate) {
+    throw Error(ErrorCode::kLimitExceeded, "samples",
+                fmt::format("output sample rate {} Hz is above the limit of {}", out_rate, Limits{}.max_sample_rate));
+  }
+  const Tensor in = samples.contiguous();
+  const float* p = in.data<float>();
+  for (int64_t i = 0; i < channels * frames; ++i) {
+    if (!std::isfinite(p[i])) {
+      const int64_t c = channels_first ? i / frames : i % channels, f = channels_first ? i % frames : i / channels;
+      throw Error(ErrorCode::kInvalidInput, "samples",
+                  fmt::format("holds NaN or infinity (channel {}, frame {})", c, f));
+    }
+  }
+  if (in_rate == out_rate) return in.clone();
+  return soxr_resample(in, channels, frames, in_rate, out_rate, quality, channels_first);
+}
+
+}  // namespace loom::audio

@@ -1,0 +1,133 @@
+"""loom's Python API against TorchCodec in one process: WAV load and video decode in both seek modes.
+
+Benchmarks only (CI never runs it). TorchCodec is not packaged by Debian: run it with the benchmark
+venv's Python (bench/setup_loader_peers.sh makes it; add `pip install torchcodec`), with the build tree's
+loom on the path:
+
+    PYTHONPATH=build/python /tmp/bench-venv/bin/python bench/torchcodec_peers.py \\
+        [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json]
+
+Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same files for both:
+  wav         loom.audio.load(path) vs torchcodec.decoders.WavDecoder(path).get_all_samples(): 60 s of
+              44.1 kHz stereo s16, s24 and float32 (sox, made at set-up), float32 [channels, frames];
+              the samples are checked equal first.
+  sequential  every frame, NCHW uint8, in batches of 8 (get_frames_in_range) from a fresh decoder.
+  random10    get_frames_at(10 sorted indices drawn with a fixed seed) from a fresh decoder.
+Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames) and a 1280x720 30 s long-GOP
+H.264 file (-g 300, B-frames) made at set-up, in "exact" and "approximate" seek mode. Every time is the
+median of --rounds rounds, the two libraries alternating within each round; ratio = TorchCodec / loom
+(> 1: loom is faster).
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+import torchcodec
+from torchcodec.decoders import VideoDecoder as TcVideoDecoder
+from torchcodec.decoders import WavDecoder
+
+import loom
+import loom.audio
+import loom.decoders
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+
+def make_wavs(folder):
+    paths = {}
+    for name, args in {"s16": ["-b", "16"], "s24": ["-b", "24"], "f32": ["-e", "floating-point", "-b", "32"]}.items():
+        path = os.path.join(folder, f"stereo_60s_{name}.wav")
+        subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", *args, path, "synth", "60", "sine", "440", "pinknoise",
+                        "vol", "0.5"], check=True)
+        paths[f"wav {name} 60 s stereo"] = path
+    return paths
+
+
+def make_long_gop(folder):
+    path = os.path.join(folder, "long_gop_720p_30s.mp4")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "30",
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "300", "-keyint_min", "300",
+                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", path], check=True)
+    return path
+
+
+def alternate(calls, rounds):
+    """Median seconds of each named call, the calls taking turns within every round."""
+    times = {name: [] for name in calls}
+    for r in range(rounds):
+        order = list(calls) if r % 2 == 0 else list(reversed(calls))
+        for name in order:
+            times[name].append(benchlib.median_seconds(calls[name], min_time=0.3, warmup=0.05))
+    return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+
+
+def video_calls(path, mode, workload, indices):
+    def loom_call():
+        d = loom.decoders.VideoDecoder(path, seek_mode=mode)
+        if workload == "random10":
+            return d.get_frames_at(indices)
+        for start in range(0, len(d), 8):
+            d.get_frames_in_range(start, min(start + 8, len(d)))
+
+    def torchcodec_call():
+        d = TcVideoDecoder(path, seek_mode=mode, num_ffmpeg_threads=1)
+        if workload == "random10":
+            return d.get_frames_at(indices)
+        n = d.metadata.num_frames
+        for start in range(0, n, 8):
+            d.get_frames_in_range(start, min(start + 8, n))
+
+    return {"loom": loom_call, "torchcodec": torchcodec_call}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--media", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "media"))
+    p.add_argument("--long-gop", help="the long-GOP video (default: made in a temporary folder)")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--json")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    loom.set_output_type("torch")
+    rows = []
+    info = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpu": benchlib._cpu_model(),
+            "avx512": any(f.startswith("avx512") for f in benchlib._cpu_flags()), "torch": torch.__version__,
+            "torchcodec": torchcodec.__version__, "load": os.getloadavg()[0]}
+    print(json.dumps(info))
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path in make_wavs(tmp).items():
+            a, _ = loom.audio.load(path)
+            b = WavDecoder(path).get_all_samples().data
+            assert torch.equal(a, b), f"{name}: loom and TorchCodec disagree"
+            t = alternate({"loom": lambda: loom.audio.load(path),
+                           "torchcodec": lambda: WavDecoder(path).get_all_samples()}, args.rounds)
+            rows.append({"workload": "wav", "file": name, "mode": "-", **t})
+            print(json.dumps(rows[-1]), flush=True)
+        videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
+                  "long GOP 720p (900)": args.long_gop or make_long_gop(tmp)}
+        for name, path in videos.items():
+            n = len(loom.decoders.VideoDecoder(path))
+            indices = sorted(random.Random(0).sample(range(n), 10))
+            for mode in ("exact", "approximate"):
+                for workload in ("sequential", "random10"):
+                    t = alternate(video_calls(path, mode, workload, indices), args.rounds)
+                    rows.append({"workload": workload, "file": name, "mode": mode, **t})
+                    print(json.dumps(rows[-1]), flush=True)
+    print("\n| workload | file | seek mode | loom ms | TorchCodec ms | TorchCodec / loom |\n|---|---|---|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['workload']} | {r['file']} | {r['mode']} | {r['loom'] * 1e3:.1f} | {r['torchcodec'] * 1e3:.1f} | "
+              f"{r['torchcodec'] / r['loom']:.2f} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": info, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
