@@ -8,6 +8,8 @@ Needs Debian's Python and packages: /usr/bin/python3 with python3-numpy and pyth
 - test images: synthetic_rgb() makes a smooth pattern plus noise (photo-like for a JPEG encoder:
   smooth areas and fine texture), write_test_jpegs() saves such images at set-up time into a
   temporary folder. Generated media are never committed;
+- make_long_gop(): the long-GOP 720p H.264 video of the video benchmarks (video_decode.py,
+  torchcodec_peers.py);
 - machine_info(): CPU model, cores, AVX-512, date and library versions, stored with every result;
 - loom_bench_args() and run_loom_bench_on_image(): the command line and the C++ bench run shared by
   the scripts that time one loom_bench_* program on synthetic images (resize.py, geometry.py,
@@ -108,6 +110,16 @@ def _cpu_flags():
     except OSError:
         pass
     return set()
+
+
+def make_long_gop(folder):
+    """A 1280x720 30 s H.264 video at 30 fps (900 frames) with one keyframe every 300 frames and B-frames
+    (libx264 veryfast, crf 23), written into `folder` by the ffmpeg CLI; returns its path."""
+    path = os.path.join(folder, "long_gop_720p_30s.mp4")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "30",
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "300", "-keyint_min", "300",
+                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", path], check=True)
+    return path
 
 
 def machine_info():

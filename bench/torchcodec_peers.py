@@ -50,14 +50,6 @@ def make_wavs(folder):
     return paths
 
 
-def make_long_gop(folder):
-    path = os.path.join(folder, "long_gop_720p_30s.mp4")
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "30",
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "300", "-keyint_min", "300",
-                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", path], check=True)
-    return path
-
-
 def alternate(calls, rounds):
     """Median seconds of each named call, the calls taking turns within every round."""
     times = {name: [] for name in calls}
@@ -111,7 +103,7 @@ def main():
             rows.append({"workload": "wav", "file": name, "mode": "-", **t})
             print(json.dumps(rows[-1]), flush=True)
         videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
-                  "long GOP 720p (900)": args.long_gop or make_long_gop(tmp)}
+                  "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp)}
         for name, path in videos.items():
             n = len(loom.decoders.VideoDecoder(path))
             indices = sorted(random.Random(0).sample(range(n), 10))

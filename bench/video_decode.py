@@ -60,14 +60,6 @@ def parse_args():
     return p.parse_args()
 
 
-def make_long_gop(folder):
-    path = os.path.join(folder, "long_gop_720p_30s.mp4")
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "30",
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "300", "-keyint_min", "300",
-                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", path], check=True)
-    return path
-
-
 def frame_pts(path, stream):
     """pts of every frame of stream `stream`, in presentation order (one demux pass)."""
     with av.open(path) as c:
@@ -143,7 +135,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="loom-video-bench-") as tmp:
         files = [os.path.join(args.media, "video", f) for f in SHARED_FILES]
         files = [f for f in files if os.path.exists(f)]
-        files.append(args.long_gop or make_long_gop(tmp))
+        files.append(args.long_gop or benchlib.make_long_gop(tmp))
         rng = random.Random(SEED)
         print(f"{'workload':<11} {'file':<24} {'T':>2} {'frames':>6} {'loom ms':>9} {'ffmpeg ms':>10} "
               f"{'PyAV ms':>9} {'ffmpeg/loom':>11} {'PyAV/loom':>9}")
