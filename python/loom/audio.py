@@ -1,4 +1,5 @@
-"""Audio load, save and info after torchaudio (torchaudio.load, torchaudio.save, torchaudio.info).
+"""Audio load, save and info after torchaudio (torchaudio.load, torchaudio.save, torchaudio.info), and
+resample after torchaudio.functional.resample.
 
 The same names, arguments and return values: load gives (waveform, sample_rate), info an
 AudioMetaData(sample_rate, num_frames, num_channels, bits_per_sample, encoding). loom decodes with
@@ -13,5 +14,6 @@ from ._media_types import AudioMetaData
 load = _native.load
 save = _native.save
 info = _native.info
+resample = _native.resample
 
-__all__ = ["AudioMetaData", "info", "load", "save"]
+__all__ = ["AudioMetaData", "info", "load", "resample", "save"]

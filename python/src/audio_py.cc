@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bindings.h"
+#include "loom/audio/effects.h"
 #include "loom/audio/info.h"
 #include "loom/audio/load.h"
 #include "loom/audio/save.h"
@@ -71,9 +72,51 @@ nb::object info(nb::handle uri, nb::handle /*format*/) {
                                      found.encoding);
 }
 
+audio::ResampleQuality quality_named(const std::string& name) {
+  if (name == "quick") return audio::ResampleQuality::kQuick;
+  if (name == "low") return audio::ResampleQuality::kLow;
+  if (name == "medium") return audio::ResampleQuality::kMedium;
+  if (name == "high") return audio::ResampleQuality::kHigh;
+  if (name == "very_high") return audio::ResampleQuality::kVeryHigh;
+  throw nb::value_error(
+      ("resample: quality must be 'quick', 'low', 'medium', 'high' or 'very_high', not '" + name + "'").c_str());
+}
+
+audio::ResampleEngine engine_named(const std::string& name) {
+  if (name == "soxr") return audio::ResampleEngine::kSoxr;
+  if (name == "sox") return audio::ResampleEngine::kSox;
+  throw nb::value_error(("resample: engine must be 'soxr' or 'sox', not '" + name + "'").c_str());
+}
+
+nb::object resample(nb::handle waveform, int orig_freq, int new_freq, const std::string& quality,
+                    const std::string& engine) {
+  Tensor samples = from_python(waveform, "waveform");
+  const bool one_channel = samples.ndim() == 1;
+  if (one_channel) samples = samples.contiguous().view({1, samples.size(0)});
+  const audio::ResampleQuality q = quality_named(quality);
+  const audio::ResampleEngine e = engine_named(engine);
+  Tensor out;
+  {
+    nb::gil_scoped_release unlocked;
+    out = audio::resample(samples, orig_freq, new_freq, q, true, e);
+  }
+  if (one_channel) out = out.view({out.size(1)});
+  return to_python(std::move(out));
+}
+
 }  // namespace
 
 void bind_audio(nb::module_& m) {
+  m.def("resample", &resample, "waveform"_a, "orig_freq"_a, "new_freq"_a, nb::kw_only(), "quality"_a = "high",
+        "engine"_a = "soxr",
+        "Resamples float32 waveform [channels, frames] (or [frames]) from orig_freq to new_freq Hz, as\n"
+        "torchaudio.functional.resample is called: round(frames * new_freq / orig_freq) frames out.\n\n"
+        "engine: 'soxr' (libsoxr on the samples as they are; python-soxr's values) or 'sox' (SoX's rate\n"
+        "effect, bit for bit the sox CLI's and torchaudio.sox_effects' 'rate'; values beyond [-1, 1]\n"
+        "clip). quality: 'quick', 'low', 'medium', 'high' (default) or 'very_high', SoX's rate -q/-l/-m/-h/-v\n"
+        "and libsoxr's recipes of the same names. Differences from torchaudio.functional.resample: the\n"
+        "filter is SoX's/libsoxr's, not torchaudio's windowed sinc (lowpass_filter_width, rolloff and\n"
+        "resampling_method are not taken), and waveform has at most 2 dimensions. Releases the GIL.");
   m.def("load", &load, "uri"_a, "frame_offset"_a = 0, "num_frames"_a = -1, "normalize"_a = true,
         "channels_first"_a = true, "format"_a = nb::none(),
         "Decodes an audio file into (waveform, sample_rate), as torchaudio.load.\n\n"
