@@ -9,7 +9,7 @@ Needs Debian's Python and packages: /usr/bin/python3 with python3-numpy and pyth
   smooth areas and fine texture), write_test_jpegs() saves such images at set-up time into a
   temporary folder. Generated media are never committed;
 - make_long_gop(): the long-GOP 720p H.264 video of the video benchmarks (video_decode.py,
-  torchcodec_peers.py);
+  newest_peers.py);
 - machine_info(): CPU model, cores, AVX-512, date and library versions, stored with every result;
 - loom_bench_args() and run_loom_bench_on_image(): the command line and the C++ bench run shared by
   the scripts that time one loom_bench_* program on synthetic images (resize.py, geometry.py,

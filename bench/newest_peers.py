@@ -1,22 +1,26 @@
-"""loom's Python API against TorchCodec in one process: WAV load and video decode in both seek modes.
+"""loom's Python API against the newest PyPI peers in one process: WAV load and resampling against
+TorchCodec, python-soxr and torchaudio, video decode in both seek modes against TorchCodec.
 
-Benchmarks only (CI never runs it). TorchCodec is not packaged by Debian: run it with the benchmark
-venv's Python (bench/setup_loader_peers.sh makes it; add `pip install torchcodec`), with the build tree's
-loom on the path:
+Benchmarks only (CI never runs it). The peers are not packaged by Debian: run it with the benchmark
+venv's Python (bench/setup_loader_peers.sh makes it; add `pip install torchcodec torchaudio soxr
+matplotlib`), with the build tree's loom on the path:
 
-    PYTHONPATH=build/python /tmp/bench-venv/bin/python bench/torchcodec_peers.py \\
-        [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json]
+    PYTHONPATH=build/python /tmp/bench-venv/bin/python bench/newest_peers.py \\
+        [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json] [--plot out.png]
 
 Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same files for both:
   wav         loom.audio.load(path) vs torchcodec.decoders.WavDecoder(path).get_all_samples(): 60 s of
               44.1 kHz stereo s16, s24 and float32 (sox, made at set-up), float32 [channels, frames];
               the samples are checked equal first.
+  resample    the s16 file's samples 44.1 -> 16 kHz: loom.audio.resample (libsoxr, quality 'high') vs
+              soxr.resample(x, 44100, 16000, 'HQ') (python-soxr: the same values, checked) and
+              torchaudio.functional.resample (its own windowed sinc; torch.set_num_threads(1)).
   sequential  every frame, NCHW uint8, in batches of 8 (get_frames_in_range) from a fresh decoder.
   random10    get_frames_at(10 sorted indices drawn with a fixed seed) from a fresh decoder.
 Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames) and a 1280x720 30 s long-GOP
 H.264 file (-g 300, B-frames) made at set-up, in "exact" and "approximate" seek mode. Every time is the
-median of --rounds rounds, the two libraries alternating within each round; ratio = TorchCodec / loom
-(> 1: loom is faster).
+median of --rounds rounds, the libraries alternating within each round; ratio = peer / loom (> 1: loom
+is faster).
 """
 import argparse
 import json
@@ -27,7 +31,10 @@ import sys
 import tempfile
 import time
 
+import numpy as np
+import soxr
 import torch
+import torchaudio
 import torchcodec
 from torchcodec.decoders import VideoDecoder as TcVideoDecoder
 from torchcodec.decoders import WavDecoder
@@ -79,22 +86,49 @@ def video_calls(path, mode, workload, indices):
     return {"loom": loom_call, "torchcodec": torchcodec_call}
 
 
+def plot(rows, info, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels, ratios, colors = [], [], []
+    palette = {"torchcodec": "#d62728", "python-soxr": "#2ca02c", "torchaudio": "#ff7f0e"}
+    for r in rows:
+        for peer in [k for k in r if k not in ("workload", "file", "mode", "loom")]:
+            mode = "" if r["mode"] == "-" else f", {r['mode']}"
+            labels.append(f"{r['workload']}: {r['file']}{mode} vs {peer}")
+            ratios.append(r[peer] / r["loom"])
+            colors.append(palette.get(peer, "gray"))
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(labels) + 1.2))
+    ax.barh(range(len(labels)), ratios, color=colors)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("peer time / loom time (> 1: loom is faster)")
+    ax.set_title(f"loom vs the newest peers, one thread\n{info['cpu']}, {info['date']}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--media", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "media"))
     p.add_argument("--long-gop", help="the long-GOP video (default: made in a temporary folder)")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--json")
+    p.add_argument("--plot", help="a PNG of the ratios (docs/performance_peers.png)")
     args = p.parse_args()
     torch.set_num_threads(1)
     loom.set_output_type("torch")
     rows = []
-    info = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpu": benchlib._cpu_model(),
+    info = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "cpu": benchlib._cpu_model(),
             "avx512": any(f.startswith("avx512") for f in benchlib._cpu_flags()), "torch": torch.__version__,
             "torchcodec": torchcodec.__version__, "load": os.getloadavg()[0]}
     print(json.dumps(info))
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in make_wavs(tmp).items():
+        wavs = make_wavs(tmp)
+        for name, path in wavs.items():
             a, _ = loom.audio.load(path)
             b = WavDecoder(path).get_all_samples().data
             assert torch.equal(a, b), f"{name}: loom and TorchCodec disagree"
@@ -102,6 +136,14 @@ def main():
                            "torchcodec": lambda: WavDecoder(path).get_all_samples()}, args.rounds)
             rows.append({"workload": "wav", "file": name, "mode": "-", **t})
             print(json.dumps(rows[-1]), flush=True)
+        x, rate = loom.audio.load(wavs["wav s16 60 s stereo"])
+        xt = np.ascontiguousarray(x.numpy().T)  # python-soxr takes [frames, channels]
+        assert np.array_equal(loom.audio.resample(x, rate, 16000).numpy(), soxr.resample(xt, rate, 16000, "HQ").T)
+        t = alternate({"loom": lambda: loom.audio.resample(x, rate, 16000),
+                       "python-soxr": lambda: soxr.resample(xt, rate, 16000, "HQ"),
+                       "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
+        rows.append({"workload": "resample", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
+        print(json.dumps(rows[-1]), flush=True)
         videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
                   "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp)}
         for name, path in videos.items():
@@ -112,10 +154,13 @@ def main():
                     t = alternate(video_calls(path, mode, workload, indices), args.rounds)
                     rows.append({"workload": workload, "file": name, "mode": mode, **t})
                     print(json.dumps(rows[-1]), flush=True)
-    print("\n| workload | file | seek mode | loom ms | TorchCodec ms | TorchCodec / loom |\n|---|---|---|---:|---:|---:|")
+    print("\n| workload | file | seek mode | loom ms | peer | peer ms | peer / loom |\n|---|---|---|---:|---|---:|---:|")
     for r in rows:
-        print(f"| {r['workload']} | {r['file']} | {r['mode']} | {r['loom'] * 1e3:.1f} | {r['torchcodec'] * 1e3:.1f} | "
-              f"{r['torchcodec'] / r['loom']:.2f} |")
+        for peer in [k for k in r if k not in ("workload", "file", "mode", "loom")]:
+            print(f"| {r['workload']} | {r['file']} | {r['mode']} | {r['loom'] * 1e3:.1f} | {peer} | {r[peer] * 1e3:.1f} | "
+                  f"{r[peer] / r['loom']:.2f} |")
+    if args.plot:
+        plot(rows, info, args.plot)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": info, "rows": rows}, f, indent=1)
