@@ -2,8 +2,7 @@
 TorchCodec, python-soxr and torchaudio, video decode in both seek modes against TorchCodec.
 
 Benchmarks only (CI never runs it). The peers are not packaged by Debian: run it with the benchmark
-venv's Python (bench/setup_loader_peers.sh makes it; add `pip install torchcodec torchaudio soxr
-matplotlib`), with the build tree's loom on the path:
+venv's Python (bench/setup_loader_peers.sh makes it), with the build tree's loom on the path:
 
     PYTHONPATH=build/python /tmp/bench-venv/bin/python bench/newest_peers.py \\
         [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json] [--plot out.png]

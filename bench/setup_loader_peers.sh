@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Makes the virtual environments of bench/loader.py's PyPI peers, outside the repository (benchmarks
-# only: CI never runs this).
+# Makes the virtual environments of the PyPI peers of bench/loader.py and bench/newest_peers.py, outside
+# the repository (benchmarks only: CI never runs this).
 #
 #   bench/setup_loader_peers.sh [TORCH_VENV] [DALI_VENV]
 #
-# TORCH_VENV (default /tmp/bench-venv): the newest torch + torchvision from PyPI (the full wheels with
-#   their CUDA dependencies, about 5.4 GB installed; they run CPU-only without a GPU).
+# TORCH_VENV (default /tmp/bench-venv): the newest torch, torchvision, torchaudio and TorchCodec from PyPI
+#   (the full wheels with their CUDA dependencies, about 5.5 GB installed; they run CPU-only without a
+#   GPU), python-soxr, Pillow and matplotlib.
 # DALI_VENV (default /tmp/bench-dali-venv): the newest nvidia-dali-cuda130 (about 0.7 GB; its CPU
 #   pipeline runs without a GPU with device_id=None), kept apart from torch's CUDA wheels.
 # PYTHON (environment, default python3): the interpreter that makes the venvs (3.10 or newer).
@@ -17,9 +18,9 @@ df -h "$(dirname "$torch_venv")"
 if [[ ! -x "$torch_venv/bin/python" ]]; then
   "$py" -m venv "$torch_venv"
   "$torch_venv/bin/pip" install -q --upgrade pip
-  "$torch_venv/bin/pip" install -q torch torchvision
+  "$torch_venv/bin/pip" install -q torch torchvision torchaudio torchcodec soxr pillow matplotlib
 fi
-"$torch_venv/bin/python" -c 'import torch, torchvision; print("torch", torch.__version__, "torchvision", torchvision.__version__)'
+"$torch_venv/bin/python" -c 'import torch, torchvision, torchcodec; print("torch", torch.__version__, "torchvision", torchvision.__version__, "torchcodec", torchcodec.__version__)'
 if [[ ! -x "$dali_venv/bin/python" ]]; then
   "$py" -m venv "$dali_venv"
   "$dali_venv/bin/pip" install -q --upgrade pip
