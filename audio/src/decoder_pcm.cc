@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <system_error>
 #include <vector>
@@ -64,8 +65,9 @@ class PcmDecoder final : public Decoder {
                   static_cast<uint8_t*>(rows[0]) + static_cast<size_t>(done + p) * element_bytes);
           continue;
         }
+        // The split needs elements aligned to their size: a source's bytes at an odd data offset are not.
         const void* interleaved = src;
-        if (!in_place(normalize)) {
+        if (!in_place(normalize) || reinterpret_cast<uintptr_t>(src) % element_bytes != 0) {
           piece_.resize(samples(piece) * element_bytes);
           convert(src, samples(n), normalize, piece_.data());
           interleaved = piece_.data();

@@ -31,7 +31,7 @@ std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
 // Bit patterns, so that NaN payloads of kF32 compare too.
 template <typename T>
 bool same_bits(const T* a, const T* b, size_t n) {
-  return std::memcmp(a, b, n * sizeof(T)) == 0;
+  return n == 0 || std::memcmp(a, b, n * sizeof(T)) == 0;
 }
 
 TEST(Pcm, ScalarReferencesScaleAsLibsndfile) {
