@@ -355,7 +355,9 @@ std::vector<sox_sample_t> to_sox_samples(const Tensor& samples, bool channels_fi
 }  // namespace
 
 EffectResult apply_effects(const Tensor& samples, int sample_rate, const EffectChain& chain, bool channels_first) {
-  const auto [channels, frames] = detail::check_effect_input(samples, sample_rate, channels_first);
+  // Named, not a structured binding: the chain's lambda captures them (clang 14 cannot capture bindings).
+  const detail::ChannelsFrames size = detail::check_effect_input(samples, sample_rate, channels_first);
+  const int64_t channels = size.channels, frames = size.frames;
   const std::vector<sox_sample_t> interleaved = to_sox_samples(samples, channels_first, channels, frames);
   Source source{interleaved.data(), interleaved.size(), 0, static_cast<unsigned>(channels)};
   return run_chain(
