@@ -16,10 +16,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR  // single-lane vectors cannot hold a sample's bytes: the scalar reference
 
-constexpr float kScale8 = 1.0f / 128.0f;
-constexpr float kScale16 = 1.0f / 32768.0f;
-constexpr float kScale32 = 1.0f / 2147483648.0f;
-
 // n samples of `bytes` bytes each done with whole vectors of Lanes(ScalableTag<int32_t>) samples; returns
 // how many were done. `convert(d32, bytes_ptr)` gives the int32 vector of the samples at bytes_ptr.
 template <class Convert>
@@ -81,13 +77,13 @@ void PcmToFloat(const uint8_t* HWY_RESTRICT src, size_t n, PcmEncoding encoding,
   size_t done = 0;
 #if HWY_TARGET != HWY_SCALAR
   switch (encoding) {
-    case PcmEncoding::kU8: done = ToFloat(src, n, 1, kScale8, dst, FromU8{}); break;
-    case PcmEncoding::kS16: done = ToFloat(src, n, 2, kScale16, dst, FromS16{}); break;
-    case PcmEncoding::kS32: done = ToFloat(src, n, 4, kScale32, dst, FromS32{}); break;
+    case PcmEncoding::kU8: done = ToFloat(src, n, 1, pcm_scale(encoding), dst, FromU8{}); break;
+    case PcmEncoding::kS16: done = ToFloat(src, n, 2, pcm_scale(encoding), dst, FromS16{}); break;
+    case PcmEncoding::kS32: done = ToFloat(src, n, 4, pcm_scale(encoding), dst, FromS32{}); break;
     case PcmEncoding::kS24:
       done = S24Blocks(src, n, [&](auto d32, auto v, size_t i) {
         const hn::Rebind<float, decltype(d32)> df;
-        hn::StoreU(hn::Mul(hn::ConvertTo(df, v), hn::Set(df, kScale32)), df, dst + i);
+        hn::StoreU(hn::Mul(hn::ConvertTo(df, v), hn::Set(df, pcm_scale(PcmEncoding::kS24))), df, dst + i);
       });
       break;
     case PcmEncoding::kF32: break;
@@ -117,34 +113,34 @@ int32_t s24_at(const uint8_t* p) {
                               static_cast<uint32_t>(p[2]) << 24);
 }
 
+// Integer sample `e` at p as int32, before pcm_scale (kU8 minus 128, kS24 as x << 8).
+int32_t int_at(const uint8_t* p, PcmEncoding e) {
+  switch (e) {
+    case PcmEncoding::kU8: return static_cast<int32_t>(p[0]) - 128;
+    case PcmEncoding::kS16: {
+      int16_t v;
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    }
+    case PcmEncoding::kS24: return s24_at(p);
+    default: {
+      int32_t v;
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    }
+  }
+}
+
 }  // namespace
 
 void pcm_to_float_scalar(const uint8_t* src, size_t n, PcmEncoding encoding, float* dst) {
-  switch (encoding) {
-    case PcmEncoding::kU8:
-      for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(static_cast<int32_t>(src[i]) - 128) * (1.0f / 128.0f);
-      break;
-    case PcmEncoding::kS16:
-      for (size_t i = 0; i < n; ++i) {
-        int16_t v;
-        std::memcpy(&v, src + 2 * i, 2);
-        dst[i] = static_cast<float>(v) * (1.0f / 32768.0f);
-      }
-      break;
-    case PcmEncoding::kS24:
-      for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(s24_at(src + 3 * i)) * (1.0f / 2147483648.0f);
-      break;
-    case PcmEncoding::kS32:
-      for (size_t i = 0; i < n; ++i) {
-        int32_t v;
-        std::memcpy(&v, src + 4 * i, 4);
-        dst[i] = static_cast<float>(v) * (1.0f / 2147483648.0f);
-      }
-      break;
-    case PcmEncoding::kF32:
-      if (n > 0) std::memcpy(dst, src, n * sizeof(float));
-      break;
+  if (encoding == PcmEncoding::kF32) {
+    if (n > 0) std::memcpy(dst, src, n * sizeof(float));
+    return;
   }
+  const size_t bytes = pcm_bytes(encoding);
+  const float scale = pcm_scale(encoding);
+  for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(int_at(src + i * bytes, encoding)) * scale;
 }
 
 void s24_to_s32_scalar(const uint8_t* src, size_t n, int32_t* dst) {

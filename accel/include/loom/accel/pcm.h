@@ -39,6 +39,17 @@ constexpr size_t pcm_bytes(PcmEncoding e) {
   }
 }
 
+// The factor that scales an integer sample of `e` into [-1, 1) once it is an int32 (kU8 minus 128; kS24
+// as x << 8): 2^-7, 2^-15 or 2^-31; 1 for kF32.
+constexpr float pcm_scale(PcmEncoding e) {
+  switch (e) {
+    case PcmEncoding::kU8: return 1.0f / 128.0f;
+    case PcmEncoding::kS16: return 1.0f / 32768.0f;
+    case PcmEncoding::kF32: return 1.0f;
+    default: return 1.0f / 2147483648.0f;
+  }
+}
+
 // dst[i] = sample i scaled into [-1, 1) as libsndfile's sf_read_float scales it: (x - 128) / 128 for
 // kU8, x / 2^15 for kS16, and float(x << 8) / 2^31 for kS24 and float(x) / 2^31 for kS32 (the int32 ->
 // float conversion rounds to nearest even; the scaling by a power of two is exact). kF32: a copy.
