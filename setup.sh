@@ -22,12 +22,13 @@ PACKAGES=(
   libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev libfreetype-dev fonts-dejavu-core
   libsndfile1-dev libvorbis-dev libogg-dev libsox-dev libsoxr-dev libtbb-dev libarchive-dev
+  libwebp-dev libgif-dev libavif-dev libheif-dev libtiff-dev
   # tests, sanitizers, fuzzers and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)
   g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libfmt-dev:arm64
   # demo media and reference tools for the parity checks
-  ffmpeg sox imagemagick python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
+  ffmpeg sox imagemagick webp libavif-bin libheif-examples python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
   python3-torch python3-torchvision python3-torchaudio python3-soundfile python3-av
   # the Python package (built against Debian's python3) and its wheel test in a venv; libtorch for the
   # C++ training sample (samples/train_libtorch.cc)
