@@ -4,6 +4,9 @@ The same names and arguments as torchvision.io: decode_image, decode_jpeg, decod
 encode_png, read_image, write_jpeg, write_png, read_file, write_file and ImageReadMode. Decoders also
 take bytes and paths, and a keyword-only layout ("CHW", the default, or "HWC").
 
+loom also reads WebP, GIF, TIFF, AVIF, HEIF and BMP through decode_image and read_image, and adds
+decode_image_frames (every frame of an animation), encode_webp and write_webp.
+
 Differences from torchvision: decode_jpeg runs on the CPU only (device="cpu"); write_* and write_file
 write atomically (a file appears whole or not at all); errors are loom.Error subclasses (RuntimeError).
 """
@@ -12,26 +15,32 @@ from ._loom import io as _native
 
 ImageReadMode = _native.ImageReadMode
 decode_image = _native.decode_image
+decode_image_frames = _native.decode_image_frames
 decode_jpeg = _native.decode_jpeg
 decode_png = _native.decode_png
 encode_jpeg = _native.encode_jpeg
 encode_png = _native.encode_png
+encode_webp = _native.encode_webp
 read_image = _native.read_image
 write_jpeg = _native.write_jpeg
 write_png = _native.write_png
+write_webp = _native.write_webp
 read_file = _native.read_file
 write_file = _native.write_file
 
 __all__ = [
     "ImageReadMode",
     "decode_image",
+    "decode_image_frames",
     "decode_jpeg",
     "decode_png",
     "encode_jpeg",
     "encode_png",
+    "encode_webp",
     "read_file",
     "read_image",
     "write_file",
     "write_jpeg",
     "write_png",
+    "write_webp",
 ]

@@ -1,5 +1,6 @@
 // loom.io: image and file I/O after torchvision.io (decode_image, decode_jpeg, decode_png,
-// encode_jpeg, encode_png, read_image, write_jpeg, write_png, read_file, write_file, ImageReadMode).
+// encode_jpeg, encode_png, read_image, write_jpeg, write_png, read_file, write_file, ImageReadMode),
+// and loom's own decode_image_frames, encode_webp and write_webp.
 #include <nanobind/stl/string.h>
 
 #include <cstring>
@@ -108,6 +109,15 @@ vision::PngEncodeOptions png_options(int compression_level, const std::string& l
   return options;
 }
 
+vision::WebpEncodeOptions webp_options(float quality, bool lossless, int method, const std::string& layout) {
+  vision::WebpEncodeOptions options;
+  options.quality = quality;
+  options.lossless = lossless;
+  options.method = method;
+  options.layout = layout_named(layout);
+  return options;
+}
+
 }  // namespace
 
 void bind_io(nb::module_& io) {
@@ -120,10 +130,14 @@ void bind_io(nb::module_& io) {
 
   const auto unchanged = ImageReadMode::kUnchanged;
   def_decoder(io, "decode_image", vision::decode_image, "input",
-              "Decodes a JPEG or PNG (sniffed from its bytes) into a uint8 (16-bit PNG: uint16) C x H x W tensor.\n\n"
+              "Decodes a JPEG, PNG, WebP, GIF, TIFF, AVIF, HEIF or BMP (sniffed from its bytes) into a uint8\n"
+              "C x H x W tensor (uint16 for samples of more than 8 bits); the first frame of an animation.\n\n"
               "input: a 1-D uint8 tensor (as read_file returns), bytes-like, or a path; or a list of them.\n"
               "mode: ImageReadMode or its name. layout='HWC' gives H x W x C (loom only).\n"
               "As torchvision 0.21+, 16-bit PNGs decode to uint16.");
+  def_decoder(io, "decode_image_frames", vision::decode_image_frames, "input",
+              "Every frame of a GIF or WebP animation, composited as Pillow shows them, as N x C x H x W\n"
+              "(N = 1 for other images). loom only.");
   io.def(
       "decode_jpeg",
       [](nb::handle input, nb::handle mode, const std::string& device, bool apply_exif_orientation,
@@ -135,7 +149,8 @@ void bind_io(nb::module_& io) {
       "input"_a, "mode"_a = unchanged, "device"_a = "cpu", "apply_exif_orientation"_a = false, nb::kw_only(),
       "layout"_a = "CHW", "Decodes a JPEG (or a list of them) into uint8 C x H x W. device must be 'cpu'.");
   def_decoder(io, "decode_png", vision::decode_png, "input", "Decodes a PNG into a uint8 or uint16 C x H x W tensor.");
-  def_decoder(io, "read_image", vision::decode_image, "path", "Reads and decodes an image file (JPEG or PNG).");
+  def_decoder(io, "read_image", vision::decode_image, "path",
+              "Reads and decodes an image file (any format decode_image reads).");
   io.def(
       "encode_jpeg",
       [](nb::handle input, int quality, const std::string& layout) {
@@ -151,6 +166,25 @@ void bind_io(nb::module_& io) {
       },
       "input"_a, "compression_level"_a = 6, nb::kw_only(), "layout"_a = "CHW",
       "Encodes a uint8 or uint16 C x H x W image (1 to 4 channels) into PNG bytes (a 1-D uint8 tensor).");
+  io.def(
+      "encode_webp",
+      [](nb::handle input, float quality, bool lossless, int method, const std::string& layout) {
+        return encode_each(vision::encode_webp, input, webp_options(quality, lossless, method, layout), "encode_webp");
+      },
+      "input"_a, "quality"_a = 80.0f, "lossless"_a = false, "method"_a = 4, nb::kw_only(), "layout"_a = "CHW",
+      "Encodes a uint8 C x H x W image (1 to 4 channels; gray is stored as RGB) into WebP bytes: lossy at\n"
+      "quality 0..100 (Pillow's default 80), or lossless. method 0..6 trades speed for size. loom only.");
+  io.def(
+      "write_webp",
+      [](nb::handle input, nb::handle filename, float quality, bool lossless, int method, const std::string& layout) {
+        Tensor image = from_python(input, "write_webp");
+        const auto path = output_path(filename);
+        const auto options = webp_options(quality, lossless, method, layout);
+        nb::gil_scoped_release unlocked;
+        write_file_atomic(path, vision::encode_webp(image, options));
+      },
+      "input"_a, "filename"_a, "quality"_a = 80.0f, "lossless"_a = false, "method"_a = 4, nb::kw_only(),
+      "layout"_a = "CHW", "Encodes a WebP and writes it atomically. loom only.");
   io.def(
       "write_jpeg",
       [](nb::handle input, nb::handle filename, int quality, const std::string& layout) {

@@ -10,5 +10,21 @@ void check_input_size(const ByteSource& src, const Limits& limits);
 
 ImageInfo jpeg_info(const ByteSource& src, const Limits& limits);
 ImageInfo png_info(const ByteSource& src, const Limits& limits);
+ImageInfo webp_info(const ByteSource& src, const Limits& limits);
+ImageInfo gif_info(const ByteSource& src, const Limits& limits);
+ImageInfo tiff_info(const ByteSource& src, const Limits& limits);
+ImageInfo avif_info(const ByteSource& src, const Limits& limits);
+ImageInfo heif_info(const ByteSource& src, const Limits& limits);
+ImageInfo bmp_info(const ByteSource& src, const Limits& limits);
+
+// Animations: the first frame as C x H x W (or H x W x C), or with `all_frames` every frame as
+// N x (that shape).
+Tensor decode_webp(const ByteSource& src, const DecodeOptions& options, bool all_frames);
+Tensor decode_gif(const ByteSource& src, const DecodeOptions& options, bool all_frames);
+// Still images: the first (or only) picture.
+Tensor decode_tiff(const ByteSource& src, const DecodeOptions& options);
+Tensor decode_avif(const ByteSource& src, const DecodeOptions& options);
+Tensor decode_heif(const ByteSource& src, const DecodeOptions& options);
+Tensor decode_bmp(const ByteSource& src, const DecodeOptions& options);
 
 }  // namespace loom::vision

@@ -7,6 +7,7 @@
 #include "image_codecs.h"
 #include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
+#include "whole_image.h"
 
 namespace loom::vision {
 namespace {
@@ -20,11 +21,49 @@ Format sniff_image(const ByteSource& src) {
     default:
       throw Error(ErrorCode::kInvalidInput, src.name(), fmt::format("not an image: {} data", format_name(format)));
   }
-  if (format != Format::kJpeg && format != Format::kPng) {
-    throw Error(ErrorCode::kUnsupported, src.name(),
-                fmt::format("{} images are not supported (JPEG and PNG are)", format_name(format)));
-  }
   return format;
+}
+
+// What loom reads of each image format.
+struct Codec {
+  ImageInfo (*info)(const ByteSource&, const Limits&);
+  Tensor (*decode)(const ByteSource&, const DecodeOptions&);
+  Tensor (*frames)(const ByteSource&, const DecodeOptions&);  // nullptr: one picture per file
+};
+
+template <Tensor (*Decode)(const ByteSource&, const DecodeOptions&, bool)>
+Tensor first_frame(const ByteSource& src, const DecodeOptions& options) {
+  return Decode(src, options, false);
+}
+template <Tensor (*Decode)(const ByteSource&, const DecodeOptions&, bool)>
+Tensor all_frames(const ByteSource& src, const DecodeOptions& options) {
+  return Decode(src, options, true);
+}
+
+const Codec& codec_for(const ByteSource& src) {
+  static const Codec kJpegCodec{jpeg_info, decode_jpeg, nullptr};
+  static const Codec kPngCodec{png_info, decode_png, nullptr};
+  static const Codec kWebpCodec{webp_info, first_frame<decode_webp>, all_frames<decode_webp>};
+  static const Codec kGifCodec{gif_info, first_frame<decode_gif>, all_frames<decode_gif>};
+  static const Codec kTiffCodec{tiff_info, decode_tiff, nullptr};
+  static const Codec kAvifCodec{avif_info, decode_avif, nullptr};
+  static const Codec kHeifCodec{heif_info, decode_heif, nullptr};
+  static const Codec kBmpCodec{bmp_info, decode_bmp, nullptr};
+  const Format format = sniff_image(src);
+  switch (format) {
+    case Format::kJpeg: return kJpegCodec;
+    case Format::kPng: return kPngCodec;
+    case Format::kWebp: return kWebpCodec;
+    case Format::kGif: return kGifCodec;
+    case Format::kTiff: return kTiffCodec;
+    case Format::kAvif: return kAvifCodec;
+    case Format::kHeif: return kHeifCodec;
+    case Format::kBmp: return kBmpCodec;
+    default:
+      throw Error(ErrorCode::kUnsupported, src.name(),
+                  fmt::format("{} images are not supported (JPEG, PNG, WebP, GIF, TIFF, AVIF, HEIF and BMP are)",
+                              format_name(format)));
+  }
 }
 
 std::string lower_extension(const std::filesystem::path& path) {
@@ -43,15 +82,24 @@ void check_input_size(const ByteSource& src, const Limits& limits) {
 }
 
 ImageInfo read_image_info(const ByteSource& src, const Limits& limits) {
-  return sniff_image(src) == Format::kJpeg ? jpeg_info(src, limits) : png_info(src, limits);
+  return codec_for(src).info(src, limits);
 }
 
 Tensor decode_image(const ByteSource& src, const DecodeOptions& options) {
-  return sniff_image(src) == Format::kJpeg ? decode_jpeg(src, options) : decode_png(src, options);
+  return codec_for(src).decode(src, options);
+}
+
+Tensor decode_image_frames(const ByteSource& src, const DecodeOptions& options) {
+  const Codec& codec = codec_for(src);
+  return codec.frames ? codec.frames(src, options) : one_frame(codec.decode(src, options));
 }
 
 Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options) {
   return decode_image(ByteSource::from_file(path, options.limits), options);
+}
+
+Tensor read_image_frames(const std::filesystem::path& path, const DecodeOptions& options) {
+  return decode_image_frames(ByteSource::from_file(path, options.limits), options);
 }
 
 void write_image(const Tensor& image, const std::filesystem::path& path, const WriteOptions& options) {
@@ -62,9 +110,11 @@ void write_image(const Tensor& image, const std::filesystem::path& path, const W
       bytes = encode_jpeg(image, options.jpeg);
     } else if (ext == ".png") {
       bytes = encode_png(image, options.png);
+    } else if (ext == ".webp") {
+      bytes = encode_webp(image, options.webp);
     } else {
       throw Error(ErrorCode::kUnsupported, path.string(),
-                  fmt::format("cannot write images with extension '{}' (use .jpg, .jpeg or .png)", ext));
+                  fmt::format("cannot write images with extension '{}' (use .jpg, .jpeg, .png or .webp)", ext));
     }
   } catch (const Error& e) {
     // Encoders name themselves; the caller wants the file.

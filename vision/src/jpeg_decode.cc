@@ -12,6 +12,7 @@
 #include "jpeg_handles.h"
 #include "loom/codec/error.h"
 #include "pixel_rows.h"
+#include "whole_image.h"
 
 namespace loom::vision {
 namespace {
@@ -64,17 +65,6 @@ int orientation_of(const jpeg_decompress_struct& cinfo) {
 
 int unchanged_channels(const jpeg_decompress_struct& cinfo) {
   return cinfo.jpeg_color_space == JCS_GRAYSCALE ? 1 : 3;
-}
-
-int mode_channels(ImageReadMode mode, int unchanged) {
-  switch (mode) {
-    case ImageReadMode::kUnchanged: return unchanged;
-    case ImageReadMode::kGray: return 1;
-    case ImageReadMode::kGrayAlpha: return 2;
-    case ImageReadMode::kRGB: return 3;
-    case ImageReadMode::kRGBAlpha: return 4;
-  }
-  return unchanged;
 }
 
 // Smallest M/8 (M = 1..8) whose scaled size covers the hint (libjpeg rounds scaled sizes up).
@@ -134,20 +124,12 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
   crop_w = cinfo.output_width;
   crop_h = cinfo.output_height;
   if (opt.crop) {
-    const Rect& r = *opt.crop;
-    const int64_t x0 = std::clamp<int64_t>(r.x, 0, cinfo.output_width),
-                  y0 = std::clamp<int64_t>(r.y, 0, cinfo.output_height);
-    const int64_t x1 = std::clamp<int64_t>(int64_t{r.x} + r.width, 0, cinfo.output_width);
-    const int64_t y1 = std::clamp<int64_t>(int64_t{r.y} + r.height, 0, cinfo.output_height);
-    if (x1 <= x0 || y1 <= y0) {
-      throw Error(ErrorCode::kInvalidInput, src.name(),
-                  fmt::format("crop {}x{}+{}+{} lies outside the {}x{} image", r.width, r.height, r.x, r.y,
-                              cinfo.output_width, cinfo.output_height));
-    }
-    crop_x = static_cast<JDIMENSION>(x0);
-    crop_y = static_cast<JDIMENSION>(y0);
-    crop_w = static_cast<JDIMENSION>(x1 - x0);
-    crop_h = static_cast<JDIMENSION>(y1 - y0);
+    const Rect area =
+        clip_crop(*opt.crop, static_cast<int>(cinfo.output_width), static_cast<int>(cinfo.output_height), src.name());
+    crop_x = static_cast<JDIMENSION>(area.x);
+    crop_y = static_cast<JDIMENSION>(area.y);
+    crop_w = static_cast<JDIMENSION>(area.width);
+    crop_h = static_cast<JDIMENSION>(area.height);
   }
   const int out_w = static_cast<int>(crop_w), out_h = static_cast<int>(crop_h);
   Tensor out = Tensor::empty(image_shape(opt.layout, out_h, out_w, channels), DType::kUInt8);

@@ -10,6 +10,7 @@
 #include "loom/codec/error.h"
 #include "pixel_rows.h"
 #include "png_handles.h"
+#include "whole_image.h"
 
 namespace loom::vision {
 namespace {
@@ -69,17 +70,6 @@ int unchanged_channels(const Header& h) {
   }
 }
 
-int mode_channels(ImageReadMode mode, const Header& h) {
-  switch (mode) {
-    case ImageReadMode::kUnchanged: return unchanged_channels(h);
-    case ImageReadMode::kGray: return 1;
-    case ImageReadMode::kGrayAlpha: return 2;
-    case ImageReadMode::kRGB: return 3;
-    case ImageReadMode::kRGBAlpha: return 4;
-  }
-  return unchanged_channels(h);
-}
-
 int orientation_of(const PngReader& r) {
   png_uint_32 size = 0;
   png_bytep exif = nullptr;
@@ -120,21 +110,8 @@ template <typename T>
 Tensor read_pixels(PngReader& r, const ByteSource& src, const Header& h, const DecodeOptions& opt, int channels,
                    int passes, DType dtype) {
   const int width = static_cast<int>(h.width), height = static_cast<int>(h.height);
-  int x0 = 0, y0 = 0, out_w = width, out_h = height;
-  if (opt.crop) {
-    const Rect& c = *opt.crop;
-    x0 = std::clamp(c.x, 0, width);
-    y0 = std::clamp(c.y, 0, height);
-    const int x1 = static_cast<int>(std::clamp<int64_t>(int64_t{c.x} + c.width, 0, width));
-    const int y1 = static_cast<int>(std::clamp<int64_t>(int64_t{c.y} + c.height, 0, height));
-    if (x1 <= x0 || y1 <= y0) {
-      throw Error(
-          ErrorCode::kInvalidInput, src.name(),
-          fmt::format("crop {}x{}+{}+{} lies outside the {}x{} image", c.width, c.height, c.x, c.y, width, height));
-    }
-    out_w = x1 - x0;
-    out_h = y1 - y0;
-  }
+  const Rect area = opt.crop ? clip_crop(*opt.crop, width, height, src.name()) : Rect{0, 0, width, height};
+  const int x0 = area.x, y0 = area.y, out_w = area.width, out_h = area.height;
   Tensor out = Tensor::empty(image_shape(opt.layout, out_h, out_w, channels), dtype);
   const RowSink<T> sink(out, opt.layout, out_h, out_w, channels);
   const bool full = out_w == width && out_h == height;
@@ -194,7 +171,7 @@ Tensor decode_png(const ByteSource& src, const DecodeOptions& opt) {
   PngReadCursor cursor{src.data(), src.size()};
   PngReader r(cursor);
   const Header h = open(r, src, opt.limits);
-  const int channels = mode_channels(opt.mode, h);
+  const int channels = mode_channels(opt.mode, unchanged_channels(h));
   const bool wide = h.bit_depth == 16 && !opt.to_uint8;
   check_image_size(opt.limits, src.name(), h.width, h.height, channels, wide ? 2 : 1);
   int passes = 1;
