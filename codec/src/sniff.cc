@@ -121,7 +121,8 @@ Format sniff_format(std::span<const uint8_t> b) {
   }
   if (at(b, 0, "GIF87a") || at(b, 0, "GIF89a")) return Format::kGif;
   if (at(b, 0, "BM") && b.size() >= 14) return Format::kBmp;
-  if (at(b, 0, "II*\0") || at(b, 0, "MM\0*")) return Format::kTiff;
+  // Classic TIFF and BigTIFF.
+  if (at(b, 0, "II*\0") || at(b, 0, "MM\0*") || at(b, 0, "II+\0") || at(b, 0, "MM\0+")) return Format::kTiff;
   if (at(b, 0, "\0\0\0\x0cjP  \r\n\x87\n") || at(b, 0, "\xff\x4f\xff\x51")) return Format::kJpeg2000;
   if (at(b, 4, "ftyp")) return sniff_iso_bmff(b);
   if (at(b, 0, "qoif")) return Format::kQoi;

@@ -36,9 +36,8 @@ Decoder open(const ByteSource& src, const Limits& limits) {
   Decoder d(avifDecoderCreate());
   if (!d) throw Error(ErrorCode::kInternal, src.name(), "AVIF: cannot create a decoder");
   d->maxThreads = 1;
-  // libavif's own guards; loom's (64-bit) pixel and byte limits are checked after parsing.
-  d->imageSizeLimit = static_cast<uint32_t>(std::min<uint64_t>(
-      limits.max_pixels == 0 ? AVIF_DEFAULT_IMAGE_SIZE_LIMIT : limits.max_pixels, AVIF_DEFAULT_IMAGE_SIZE_LIMIT));
+  // libavif keeps its own size guard (AVIF_DEFAULT_IMAGE_SIZE_LIMIT, 16384 x 16384), reported as a
+  // parse failure; loom's limits are checked after parsing, before any pixel is decoded.
   d->ignoreExif = AVIF_TRUE;
   d->ignoreXMP = AVIF_TRUE;
   avifResult r = avifDecoderSetIOMemory(d.get(), src.data(), src.size());

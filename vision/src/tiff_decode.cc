@@ -22,7 +22,8 @@ namespace {
 struct Client {
   const uint8_t* data;
   toff_t size, pos = 0;
-  std::string error;
+  std::string name;   // the input's
+  std::string error;  // the first error libtiff reported
 };
 
 tmsize_t read_proc(thandle_t h, void* out, tmsize_t n) {
@@ -53,7 +54,12 @@ int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list arg
   if (c->error.empty()) {
     char text[512];
     std::vsnprintf(text, sizeof text, fmt, args);
-    c->error = module && *module ? fmt::format("{}: {}", module, text) : text;
+    // libtiff names the file in some messages; loom's error names it already.
+    std::string message = text;
+    if (const size_t at = message.find(c->name + ": "); !c->name.empty() && at != std::string::npos) {
+      message.erase(at, c->name.size() + 2);
+    }
+    c->error = module && *module && c->name != module ? fmt::format("{}: {}", module, message) : message;
   }
   return 1;  // handled: libtiff prints nothing
 }
@@ -67,7 +73,7 @@ struct TiffCloser {
 
 class File {
  public:
-  File(const ByteSource& src, const Limits& limits) : src_(src), client_{src.data(), src.size(), 0, {}} {
+  File(const ByteSource& src, const Limits& limits) : src_(src), client_{src.data(), src.size(), 0, src.name(), {}} {
     check_input_size(src, limits);
     TIFFOpenOptions* options = TIFFOpenOptionsAlloc();
     TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, &client_);
@@ -89,7 +95,9 @@ class File {
     const bool truncated = detail.find("end of file") != std::string::npos ||
                            detail.find("Read error") != std::string::npos ||
                            detail.find("Cannot read") != std::string::npos;
-    throw Error(ErrorCode::kInvalidInput, src_.name(),
+    // libtiff refuses allocations over TIFFOpenOptionsSetMaxSingleMemAlloc (Limits::max_bytes).
+    const bool too_big = detail.find("beyond the") != std::string::npos && detail.find("limit") != std::string::npos;
+    throw Error(too_big ? ErrorCode::kLimitExceeded : ErrorCode::kInvalidInput, src_.name(),
                 truncated ? fmt::format("truncated TIFF: {}", detail) : fmt::format("TIFF: {}", detail));
   }
 

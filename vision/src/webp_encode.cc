@@ -72,6 +72,7 @@ std::vector<uint8_t> encode_webp(const Tensor& image, const WebpEncodeOptions& o
   config.lossless = opt.lossless ? 1 : 0;
   config.quality = opt.quality;
   config.method = opt.method;
+  config.exact = config.lossless;  // keep the color under transparent pixels too
   if (!WebPValidateConfig(&config)) throw Error(ErrorCode::kInvalidInput, "encode_webp", "invalid options");
 
   WebPPicture picture;

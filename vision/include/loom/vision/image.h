@@ -118,7 +118,7 @@ struct PngEncodeOptions {
 struct WebpEncodeOptions {
   // Lossy: 0..100 (Pillow's default 80). Lossless: the effort spent on compression, 0..100.
   float quality = 80;
-  bool lossless = false;  // exact pixels (and alpha) back
+  bool lossless = false;  // exact pixels back, alpha and the color under transparent pixels too
   int method = 4;         // 0 (fast) .. 6 (slow, smaller), as cwebp -m and Pillow
   Layout layout = Layout::kCHW;
 };
