@@ -1,4 +1,5 @@
-// libFuzzer target: image sniffing, header reading and decoding (JPEG and PNG) from memory.
+// libFuzzer target: image sniffing, header reading and decoding (JPEG, PNG, WebP, GIF, TIFF, AVIF,
+// HEIF, BMP) from memory, and every frame of an animation.
 // The last input byte picks the decode options, so that one corpus explores read modes, layouts,
 // EXIF orientation, DCT scaling, crops and 16-bit reduction. Limits are set low inside the harness so
 // that every report is a real bug, not an allocation the limits were meant to refuse.
@@ -35,6 +36,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     fuzz::touch(vision::decode_image(src, opt));
   } catch (const Error&) {
+  }
+  if (knobs & 4) {
+    try {
+      fuzz::touch(vision::decode_image_frames(src, opt));
+    } catch (const Error&) {
+    }
   }
   return 0;
 }

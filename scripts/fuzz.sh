@@ -24,8 +24,7 @@ for target in image_decode audio_decode video_decode cli_args tar; do
   mkdir -p "$corpus"
   cp -n fuzz/regressions/$target/* "$corpus"/ 2>/dev/null || true
   if [ "$target" = image_decode ] && [ -d "$media" ]; then
-    find "$media/images/jpeg" "$media/images/png" "$media/images_damaged/jpeg" "$media/images_damaged/png" \
-      -type f -size -200k -exec cp -n {} "$corpus"/ \;
+    find "$media/images" "$media/images_damaged" -type f -size -200k -exec cp -n {} "$corpus"/ \;
   fi
   if [ "$target" = audio_decode ] && [ -d "$media/audio" ]; then
     for f in "$media"/audio/*.*; do

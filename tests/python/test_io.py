@@ -224,3 +224,57 @@ def test_long_calls_release_the_gil(media):
     # With the GIL held the whole time the counter could move only at the call's edges (a handful of
     # switch intervals); released, it counts freely for the whole call.
     assert during > 100_000, during
+
+
+def pillow_frames(path):
+    """Every frame as Pillow's ImageSequence shows it, converted as loom's UNCHANGED mode reads it."""
+    with Image.open(path) as im:
+        first_mode = "RGBA" if (im.mode == "RGBA" or "transparency" in im.info) else "RGB"
+        from PIL import ImageSequence
+        return np.stack([np.asarray(frame.convert(first_mode)) for frame in ImageSequence.Iterator(im)])
+
+
+@pytest.mark.parametrize("name", ["chi.gif", "iss634.webp", "hopper.gif", "flower.webp"])
+def test_decode_image_frames_equals_pillow_image_sequence(media, name):
+    frames = loom.io.decode_image_frames(media / "images/other" / name, layout="HWC").numpy()
+    reference = pillow_frames(media / "images/other" / name)
+    assert frames.shape == reference.shape
+    assert np.array_equal(frames, reference)
+    first = loom.io.decode_image(media / "images/other" / name, layout="HWC").numpy()
+    assert np.array_equal(frames[0], first)
+
+
+def test_generated_gif_animation_equals_pillow(tmp_path):
+    """Transparency, smaller frames and every disposal method, as Pillow composites them."""
+    frames = []
+    for i in range(5):
+        im = Image.new("P", (24, 20), 1)
+        im.putpalette([0, 0, 0, 200, 30, 30, 30, 200, 30, 30, 30, 200] + [90] * 252 * 3)
+        for y in range(6):
+            for x in range(6):
+                im.putpixel((2 + 3 * i + x, 1 + 3 * i + y), 2 + (x + i) % 2)
+        im.putpixel((i, 19), 0)
+        frames.append(im)
+    path = tmp_path / "anim.gif"
+    frames[0].save(path, save_all=True, append_images=frames[1:], transparency=0, disposal=[0, 1, 2, 3, 2],
+                   duration=20, optimize=False)
+    got = loom.io.decode_image_frames(path, layout="HWC").numpy()
+    assert np.array_equal(got, pillow_frames(path))
+
+
+def test_encode_webp_lossy_bytes_equal_pillow(media):
+    image = loom.io.decode_image(media / "images/other/hopper.tif", layout="HWC").numpy()
+    for quality, method in ((80, 4), (50, 6), (95, 0)):
+        ours = loom.io.encode_webp(torch.from_numpy(image).permute(2, 0, 1).contiguous(), quality=quality,
+                                   method=method).numpy().tobytes()
+        theirs = pyio.BytesIO()
+        Image.fromarray(image).save(theirs, "WEBP", quality=quality, method=method)
+        assert ours == theirs.getvalue(), (quality, method)
+
+
+def test_write_webp_lossless_round_trips(tmp_path, media):
+    image = loom.io.decode_image(media / "images/png/pil123rgba.png")
+    loom.io.write_webp(image, tmp_path / "a.webp", lossless=True)
+    assert torch.equal(loom.io.read_image(tmp_path / "a.webp"), image)
+    with Image.open(tmp_path / "a.webp") as im:
+        assert np.array_equal(np.asarray(im).transpose(2, 0, 1), image.numpy())
