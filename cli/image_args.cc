@@ -8,6 +8,7 @@
 #include <random>
 
 #include "batch.h"
+#include "format_names.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
 #include "loom/transforms/geometry.h"
@@ -113,8 +114,9 @@ ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args) {
     flags.options.push_back(o);
     return o;
   };
-  keep(cmd.add_option("--format", args.format, "Output format (default: JPEG for JPEG inputs, PNG for the others)")
-           ->check(CLI::IsMember({"jpg", "png"})));
+  keep(cmd.add_option("--format", args.format,
+                      "Output format: jpg (or jpeg) or png (default: JPEG for JPEG inputs, PNG for the others)")
+           ->transform(format_check(kImageFormats)));
   keep(cmd.add_option("--quality", args.quality, "JPEG quality 1-100")
            ->check(CLI::Range(1, 100))
            ->capture_default_str());

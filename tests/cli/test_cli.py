@@ -350,8 +350,8 @@ def test_killed_conversion_leaves_no_partial_output(loom, large_jpegs, tmp_path,
     assert status in (-sig, 0), status  # 0 only if it finished before the signal landed
     finished = sorted(out.rglob("*.png"))
     if status == -sig and sig != signal.SIGKILL:  # a catchable signal: one line says how far it got
-        said = re.search(r"loom: interrupted by (\w+) after (\d+) of 12 images \((\d+) written, (\d+) failed\); "
-                         r"(\d+) not written; no partial output left\n", stderr)
+        said = re.search(r"loom: interrupted by (\w+) after (\d+) of 12 images: (\d+) ok, (\d+) failed; "
+                         r"(\d+) not tried; no partial output left\n", stderr)
         assert said, stderr
         name, done, written, failed, left = said.groups()
         assert name == sig.name and int(failed) == 0 and int(done) + int(left) == 12
@@ -841,7 +841,7 @@ def test_audio_missing_input_is_reported_and_the_rest_converted(run_loom, media,
     result = run_loom("audio", tmp_path / "missing", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "out")
     assert result.returncode == 1
     assert f"{tmp_path / 'missing'}: no such file or folder" in result.stderr
-    assert "1 ok, 0 failed" in result.stderr
+    assert "1 ok, 1 failed" in result.stderr and "1 input not found" in result.stderr  # the summary adds up
     assert tree(tmp_path / "out") == ["pluck-pcm16.wav"]
 
 

@@ -1,0 +1,168 @@
+"""Batch runs of `convert` and `audio` as a user meets them in the first hour: outputs that exist
+(checked before decoding, --skip-existing), interrupts, output folders inside input folders, `-o FILE`,
+--dry-run, the JSON summary, the same words for the same problems, --ext, and `info --verify`.
+
+References: Pillow and soundfile (what was written), the files the test made (what should be listed).
+"""
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+from PIL import Image
+
+
+def tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*") if p.is_file())
+
+
+def make_jpeg(path, width, height, seed=0):
+    rng = np.random.default_rng(seed)
+    Image.fromarray(rng.integers(0, 256, (height, width, 3), dtype=np.uint8)).save(path, quality=90)
+
+
+@pytest.fixture
+def images(media, tmp_path):
+    """src/{a,b,c}.jpg: three small JPEGs."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("a", "b", "c"):
+        (src / f"{name}.jpg").write_bytes((media / "images" / "jpeg" / "hopper.jpg").read_bytes())
+    return src
+
+
+# ---- 1. existing outputs: checked before decoding; --skip-existing; interrupts ----
+
+def test_existing_output_is_refused_before_the_input_is_decoded(run_loom, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "bad.jpg").write_bytes(b"not an image at all")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "bad.png").write_bytes(b"keep")
+    result = run_loom("convert", src, "-o", out, "--format", "png")
+    assert result.returncode == 1
+    # The existing output is the error, not the undecodable input: nothing was decoded.
+    assert f"{src / 'bad.jpg'}: {out / 'bad.png'}: already exists" in result.stderr, result.stderr
+    assert "not an image" not in result.stderr
+    assert (out / "bad.png").read_bytes() == b"keep"
+
+
+def test_skip_existing_keeps_outputs_and_counts_them_apart(run_loom, images, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "b.png").write_bytes(b"keep")
+    result = run_loom("convert", images, "-o", out, "--format", "png", "--skip-existing")
+    assert result.returncode == 0, result.stderr
+    assert "2 ok, 1 skipped, 0 failed" in result.stderr
+    assert (out / "b.png").read_bytes() == b"keep"
+    assert Image.open(out / "a.png").size == (128, 128)
+    again = run_loom("convert", images, "-o", out, "--format", "png", "--skip-existing")
+    assert again.returncode == 0 and "0 ok, 3 skipped, 0 failed" in again.stderr
+    # --skip-existing and --overwrite contradict each other: a command-line error.
+    assert run_loom("convert", images, "-o", out, "--skip-existing", "--overwrite").returncode == 2
+
+
+def test_audio_skip_existing(run_loom, media, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "pluck-pcm16.wav").write_bytes(b"keep")
+    src = [media / "audio" / "pluck-pcm16.wav", media / "audio" / "sine_mono_s16.wav"]
+    refused = run_loom("audio", *src, "-o", out)
+    assert refused.returncode == 1 and f"{out / 'pluck-pcm16.wav'}: already exists" in refused.stderr
+    assert "1 ok, 1 failed" in refused.stderr
+    result = run_loom("audio", *src, "-o", out, "--skip-existing", "--overwrite")
+    assert result.returncode == 2
+    (out / "sine_mono_s16.wav").unlink()
+    result = run_loom("audio", *src, "-o", out, "--skip-existing")
+    assert result.returncode == 0, result.stderr
+    assert "1 ok, 1 skipped, 0 failed" in result.stderr
+    assert (out / "pluck-pcm16.wav").read_bytes() == b"keep"
+    assert sf.info(str(out / "sine_mono_s16.wav")).samplerate == 16000
+
+
+def test_sigint_says_how_far_the_run_got_with_skipped_files(loom, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(12):
+        make_jpeg(src / f"{i:02d}.jpg", 1600, 1200, seed=i)
+    out = tmp_path / "out"
+    out.mkdir()
+    for i in range(4):
+        (out / f"{i:02d}.png").write_bytes(b"old")
+    proc = subprocess.Popen([str(loom), "convert", str(src), "-o", str(out), "--format", "png", "--compression", "9",
+                             "-j", "1", "--skip-existing", "-q"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not (out / "04.png").exists():
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal landed")
+    assert proc.returncode == -signal.SIGINT
+    import re
+    said = re.search(r"loom: interrupted by SIGINT after (\d+) of 12 images: (\d+) ok, 4 skipped, 0 failed; "
+                     r"(\d+) not tried; no partial output left\n", stderr)
+    assert said, stderr
+    done, ok, left = map(int, said.groups())
+    assert done == ok + 4 and done + left == 12 and ok >= 1
+
+
+# ---- 2. output folder inside the input folder; -o FILE; --dry-run ----
+
+def test_output_folder_inside_the_input_folder_is_never_read_back(run_loom, images):
+    out = images / "out"
+    first = run_loom("convert", images, "-o", out)
+    assert first.returncode == 0 and "3 ok, 0 failed" in first.stderr, first.stderr
+    second = run_loom("convert", images, "-o", out, "--overwrite")
+    assert second.returncode == 0 and "3 ok, 0 failed" in second.stderr, second.stderr
+    assert tree(out) == ["a.jpg", "b.jpg", "c.jpg"]  # no out/out/...
+    # Named through another spelling of the same folder, it is still recognised.
+    third = run_loom("convert", images, "-o", images / "." / "x" / ".." / "out", "--skip-existing")
+    assert third.returncode == 0 and "0 ok, 3 skipped, 0 failed" in third.stderr, third.stderr
+
+
+@pytest.mark.parametrize("name,format", [("out.jpg", "JPEG"), ("out.JPEG", "JPEG"), ("pic.png", "PNG")])
+def test_output_file_for_one_input_file(run_loom, media, tmp_path, name, format):
+    src = media / "images" / "jpeg" / "hopper.jpg"
+    target = tmp_path / "sub" / name
+    result = run_loom("convert", src, "-o", target, "--resize", "64")
+    assert result.returncode == 0, result.stderr
+    assert target.is_file()
+    with Image.open(target) as im:
+        assert im.format == format and im.size == (64, 64)
+    assert tree(tmp_path) == [f"sub/{name}"]
+
+
+def test_output_file_needs_one_input_file_and_an_agreeing_format(run_loom, images, media, tmp_path):
+    for args in ([images], [images / "a.jpg", images / "b.jpg"]):
+        result = run_loom("convert", *args, "-o", tmp_path / "x.png")
+        assert result.returncode == 2 and "names one output file" in result.stderr, result.stderr
+    assert run_loom("convert", images / "a.jpg", "-o", tmp_path / "x.png", "--format", "jpg").returncode == 2
+    assert not (tmp_path / "x.png").exists()
+    audio = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "a" / "p.flac")
+    assert audio.returncode == 0, audio.stderr
+    assert sf.info(str(tmp_path / "a" / "p.flac")).format == "FLAC"
+    aif = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "a" / "p.aif")
+    assert aif.returncode == 0 and sf.info(str(tmp_path / "a" / "p.aif")).format == "AIFF", aif.stderr
+
+
+def test_dry_run_lists_and_writes_nothing(run_loom, images, media, tmp_path):
+    out = tmp_path / "out"
+    result = run_loom("convert", images, "-o", out, "--format", "png", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"{images / n}.jpg -> {out / n}.png" for n in ("a", "b", "c")]
+    assert not out.exists()
+    out.mkdir()
+    (out / "b.png").write_bytes(b"keep")
+    skip = run_loom("convert", images, "-o", out, "--format", "png", "--dry-run", "--skip-existing")
+    assert skip.stdout.splitlines() == [f"{images / n}.jpg -> {out / n}.png" for n in ("a", "c")]
+    assert tree(out) == ["b.png"]
+    audio = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", out, "--format", "flac", "--dry-run")
+    assert audio.returncode == 0
+    assert audio.stdout == f"{media / 'audio' / 'pluck-pcm16.wav'} -> {out / 'pluck-pcm16.flac'}\n"
+    assert tree(out) == ["b.png"]
