@@ -166,3 +166,54 @@ def test_dry_run_lists_and_writes_nothing(run_loom, images, media, tmp_path):
     assert audio.returncode == 0
     assert audio.stdout == f"{media / 'audio' / 'pluck-pcm16.wav'} -> {out / 'pluck-pcm16.flac'}\n"
     assert tree(out) == ["b.png"]
+
+
+# ---- 3. --resize of a JPEG: DCT-scaled decode by default, --exact full decode ----
+
+def pillow_resize(path, size):
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB").resize(size, Image.BILINEAR)).astype(int)
+
+
+@pytest.fixture(scope="module")
+def wide_jpeg(tmp_path_factory):
+    path = tmp_path_factory.mktemp("wide") / "wide.jpg"
+    rng = np.random.default_rng(0)
+    y, x = np.mgrid[0:1080, 0:1920]
+    base = np.stack([x * 255 // 1919, y * 255 // 1079, (x + y) % 256], axis=2)
+    Image.fromarray(np.clip(base + rng.normal(0, 8, base.shape), 0, 255).astype(np.uint8)).save(path, quality=90)
+    return path
+
+
+def convert_png(run_loom, src, out, *args):
+    result = run_loom("convert", src, "-o", out, "--format", "png", *args)
+    assert result.returncode == 0, result.stderr
+    return np.asarray(Image.open(out / (src.stem + ".png"))).astype(int)
+
+
+@pytest.mark.parametrize("name", ["flower.jpg", "iptc.jpg", "wide"])
+def test_resize_exact_equals_pillow_and_default_is_within_the_documented_bound(run_loom, media, tmp_path,
+                                                                              wide_jpeg, name):
+    src = wide_jpeg if name == "wide" else media / "images" / "jpeg" / name
+    exact = convert_png(run_loom, src, tmp_path / "exact", "--resize", "100", "--exact")
+    ref = pillow_resize(src, (exact.shape[1], exact.shape[0]))
+    assert np.abs(exact - ref).max() <= 1  # docs/cli.md: --exact is Pillow's Image.resize within 1
+    fast = convert_png(run_loom, src, tmp_path / "fast", "--resize", "100")
+    assert fast.shape == exact.shape
+    assert not np.array_equal(fast, exact)  # the default decoded at a DCT scale, not at full size
+    assert np.abs(fast - ref).mean() <= 1.0  # docs/cli.md: the default's bound against Pillow
+
+
+def test_default_resize_decodes_at_the_dct_scale(run_loom, wide_jpeg, tmp_path):
+    # 1920x1080 to a shorter side of 270: the smallest DCT scale covering it is 2/8, which decodes to
+    # 480x270 exactly, so no resize follows: the output is the scaled decode itself (Pillow's draft()
+    # asks libjpeg for the same scale; two IDCT builds agree within 1).
+    got = convert_png(run_loom, wide_jpeg, tmp_path / "fast", "--resize", "270")
+    with Image.open(wide_jpeg) as im:
+        im.draft("RGB", (480, 270))
+        assert im.size == (480, 270)
+        ref = np.asarray(im.convert("RGB")).astype(int)
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() <= 1
+    exact = convert_png(run_loom, wide_jpeg, tmp_path / "exact", "--resize", "270", "--exact")
+    assert np.abs(exact - pillow_resize(wide_jpeg, (480, 270))).max() <= 1
