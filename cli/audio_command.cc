@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "batch.h"
@@ -25,8 +27,10 @@
 #include "loom/codec/error.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
+#include "loom/codec/tensor.h"
 #include "messages.h"
 #include "shard_args.h"
+#include "suggest.h"
 
 namespace loom::cli {
 namespace fs = std::filesystem;
@@ -200,6 +204,46 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
   return ec ? 0 : static_cast<uint64_t>(size);
 }
 
+// The effects of libsox 14.4 (`sox --help`), for "did you mean" only: libsox itself decides which
+// names it knows.
+constexpr std::string_view kSoxEffects[] = {
+    "allpass",   "band",     "bandpass",  "bandreject",  "bass",     "bend",      "biquad",   "chorus",     "channels",
+    "compand",   "contrast", "dcshift",   "deemph",      "delay",    "dither",    "divide",   "downsample", "earwax",
+    "echo",      "echos",    "equalizer", "fade",        "fir",      "firfit",    "flanger",  "gain",       "highpass",
+    "hilbert",   "ladspa",   "loudness",  "lowpass",     "mcompand", "noiseprof", "noisered", "norm",       "oops",
+    "overdrive", "pad",      "phaser",    "pitch",       "rate",     "remix",     "repeat",   "reverb",     "reverse",
+    "riaa",      "silence",  "sinc",      "spectrogram", "speed",    "splice",    "stat",     "stats",      "stretch",
+    "swap",      "synth",    "tempo",     "treble",      "tremolo",  "trim",      "upsample", "vad",        "vol"};
+
+// Refuses, while parsing, an effect chain that no file could run: a quote left open, an effect libsox
+// does not know (with the closest known name) or arguments libsox rejects. The chain is set up once
+// over a moment of silence; what depends on the input (a "remix" of channels it lacks) is left to each
+// file. Throws CLI::ValidationError("--effects").
+void check_effects(const std::string& text) {
+  audio::EffectChain chain;
+  try {
+    chain = audio::parse_effects(text);
+  } catch (const Error& e) {
+    throw CLI::ValidationError("--effects", e.message());
+  }
+  if (chain.empty()) return;
+  try {
+    audio::apply_effects(Tensor::zeros({2, 64}, DType::kFloat32), 48000, chain);
+  } catch (const Error& e) {
+    const std::string& m = e.message();
+    const bool unknown = m.rfind("libsox has no effect named", 0) == 0 || m.rfind("empty effect name", 0) == 0;
+    if (!unknown && m.rfind("libsox rejected the arguments", 0) != 0) return;  // a matter of the input
+    std::string hint;
+    for (const audio::Effect& effect : chain) {
+      if (unknown && std::find(std::begin(kSoxEffects), std::end(kSoxEffects), effect.name) == std::end(kSoxEffects)) {
+        hint = did_you_mean(effect.name, kSoxEffects);
+        break;
+      }
+    }
+    throw CLI::ValidationError("--effects", e.what() + hint);
+  }
+}
+
 // With -o naming a file, its extension is the format; --format (if given) must agree with it.
 void check_output_file(AudioArgs& args) {
   args.output_is_file = output_names_file(args.inputs, args.outdir, format_extensions(kAudioFormats));
@@ -226,11 +270,7 @@ void check_args(const AudioArgs& args) {
     throw CLI::ValidationError("--rate",
                                fmt::format("Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not {}", args.rate));
   }
-  try {
-    audio::parse_effects(args.effects);
-  } catch (const Error& e) {
-    throw CLI::ValidationError("--effects", e.message());
-  }
+  check_effects(args.effects);
 }
 
 int run_audio(const AudioArgs& args) {
@@ -282,6 +322,7 @@ Command add_audio_command(CLI::App& app) {
   cmd->callback([args] {  // reject bad values while parsing, before any file is touched
     check_output_file(*args);
     check_args(*args);
+    check_run_flags(args->batch);
     shard_split(args->shards);
   });
   return {cmd, [args] { return run_audio(*args); }};

@@ -137,13 +137,20 @@ void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag) 
 }
 
 void add_run_flags(CLI::App& cmd, BatchOptions& options) {
-  CLI::Option* skip = cmd.add_flag("--skip-existing", options.skip_existing,
-                                   "Keep existing output files and skip their inputs (counted as skipped)");
-  if (CLI::Option* overwrite = cmd.get_option_no_throw("--overwrite")) skip->excludes(overwrite);
+  cmd.add_flag("--skip-existing", options.skip_existing,
+               "Keep existing output files and skip their inputs (counted as skipped); not with --overwrite");
   cmd.add_flag("--dry-run", options.dry_run,
                "Print 'INPUT -> OUTPUT' for each file that would be written; write nothing");
   cmd.add_flag("--json", options.json,
                "Print a JSON summary line on stdout at the end: ok, failed, skipped, not_tried, seconds, errors");
+}
+
+void check_run_flags(const BatchOptions& options) {
+  if (options.skip_existing && options.overwrite) {
+    throw CLI::ValidationError("--skip-existing",
+                               "--skip-existing keeps existing outputs, --overwrite replaces them: "
+                               "give one of them");
+  }
 }
 
 void add_ext_flag(CLI::App& cmd, std::vector<std::string>& ext) {

@@ -84,9 +84,11 @@ struct BatchOptions {
 // with `fail_fast_flag`, --fail-fast (a command that always stops at its first failure goes without).
 void add_batch_flags(CLI::App& cmd, BatchOptions& options, bool fail_fast_flag = true);
 
-// Adds the flags of the commands that run_batch runs: --skip-existing (excludes --overwrite),
-// --dry-run and --json.
+// Adds the flags of the commands that run_batch runs: --skip-existing, --dry-run and --json.
 void add_run_flags(CLI::App& cmd, BatchOptions& options);
+
+// Refuses --skip-existing with --overwrite (CLI::ValidationError), from the command's parse callback.
+void check_run_flags(const BatchOptions& options);
 
 // Adds --ext (a comma-separated list of extensions a folder scan keeps, "jpg,png" or ".jpg") into `ext`.
 void add_ext_flag(CLI::App& cmd, std::vector<std::string>& ext);

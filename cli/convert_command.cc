@@ -92,6 +92,7 @@ Command add_convert_command(CLI::App& app) {
   cmd->callback([args, image] {  // reject bad values while parsing, before any file is touched
     check_image_args(args->image, image);
     check_output_file(*args);
+    check_run_flags(args->batch);
     shard_split(args->shards);
   });
   return {cmd, [args] { return run_convert(*args); }};

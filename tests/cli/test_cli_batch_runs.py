@@ -217,3 +217,64 @@ def test_default_resize_decodes_at_the_dct_scale(run_loom, wide_jpeg, tmp_path):
     assert np.abs(got - ref).max() <= 1
     exact = convert_png(run_loom, wide_jpeg, tmp_path / "exact", "--resize", "270", "--exact")
     assert np.abs(exact - pillow_resize(wide_jpeg, (480, 270))).max() <= 1
+
+
+# ---- 4. per-run options checked once, before any file; "did you mean"; format aliases; seeds ----
+
+@pytest.mark.parametrize("chain,message", [
+    ("gain -3; lowpas 4000", 'libsox has no effect named "lowpas"; did you mean "lowpass"?'),
+    ("gian -3", 'libsox has no effect named "gian"; did you mean "gain"?'),
+    ("gain x", "libsox rejected the arguments"),
+    ("gain -3 'open", "quote"),
+])
+def test_audio_effect_chain_is_checked_once_before_any_file(run_loom, media, tmp_path, chain, message):
+    missing = tmp_path / "missing.wav"  # never looked at: the chain is refused first
+    result = run_loom("audio", media / "audio" / "pluck-pcm16.wav", missing, "-o", tmp_path / "out", "--effects", chain)
+    assert result.returncode == 2
+    assert result.stderr.startswith("--effects: ") and message in result.stderr, result.stderr
+    assert str(missing) not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_chain_that_depends_on_the_input_is_left_to_each_file(run_loom, media, tmp_path):
+    result = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "out", "--effects",
+                      "gain -3; lowpass 2000")
+    assert result.returncode == 0, result.stderr
+
+
+def test_misspelt_command_suggests_the_closest_and_bare_loom_prints_help(run_loom):
+    result = run_loom("convrt", "x", "-o", "y")
+    assert result.returncode == 2
+    assert result.stderr.startswith("loom: 'convrt' is not a loom command; did you mean \"convert\"?")
+    assert "did you mean" not in run_loom("xyzzy").stderr  # nothing close: no suggestion
+    assert run_loom("xyzzy").returncode == 2
+    bare = run_loom()
+    assert bare.returncode == 0 and "Subcommands:" in bare.stdout
+
+
+@pytest.mark.parametrize("alias,format", [("jpeg", "JPEG"), ("JPG", "JPEG"), ("jpe", "JPEG"), ("PNG", "PNG")])
+def test_format_aliases(run_loom, media, tmp_path, alias, format):
+    result = run_loom("convert", media / "images" / "png" / "hopper.png", "-o", tmp_path, "--format", alias)
+    assert result.returncode == 0, result.stderr
+    [written] = tree(tmp_path)
+    assert written == "hopper." + {"JPEG": "jpg", "PNG": "png"}[format]
+    assert Image.open(tmp_path / written).format == format
+
+
+def test_audio_format_aliases(run_loom, media, tmp_path):
+    for alias, ext, fmt in (("aif", "aiff", "AIFF"), ("wave", "wav", "WAV"), ("FLAC", "flac", "FLAC")):
+        out = tmp_path / alias
+        result = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", out, "--format", alias)
+        assert result.returncode == 0, result.stderr
+        assert sf.info(str(out / f"pluck-pcm16.{ext}")).format == fmt
+    result = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "x", "--format", "mp4")
+    assert result.returncode == 2 and not (tmp_path / "x").exists()
+
+
+def test_seed_is_printed_as_an_integer(run_loom, media, tmp_path):
+    seed = 2**64 - 1  # above 2^53: a float would print 1.8446744073709552e+19
+    result = run_loom("convert", media / "images" / "png" / "hopper.png", "-o", tmp_path, "--noise", "0.1",
+                      "--seed", seed, "--json")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.rstrip().endswith(f", seed {seed}")
+    assert f'"seed":{seed}' in result.stdout and json.loads(result.stdout)["seed"] == seed
