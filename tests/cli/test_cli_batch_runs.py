@@ -278,3 +278,60 @@ def test_seed_is_printed_as_an_integer(run_loom, media, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stderr.rstrip().endswith(f", seed {seed}")
     assert f'"seed":{seed}' in result.stdout and json.loads(result.stdout)["seed"] == seed
+
+
+# ---- 5. info --verify; --ext ----
+
+def info_json(run_loom, *args):
+    result = run_loom("info", *args)
+    return result, [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_info_verify_finds_truncated_files_a_header_read_misses(run_loom, media, tmp_path):
+    jpeg = tmp_path / "cut.jpg"
+    jpeg.write_bytes((media / "images" / "jpeg" / "flower.jpg").read_bytes()[:20000])
+    flac = tmp_path / "cut.flac"
+    rng = np.random.default_rng(0)
+    sf.write(str(tmp_path / "whole.flac"), rng.uniform(-0.5, 0.5, (44100, 2)).astype(np.float32), 44100)
+    data = (tmp_path / "whole.flac").read_bytes()
+    flac.write_bytes(data[:len(data) // 2])
+    video = tmp_path / "whole.mp4"  # the index first (faststart), so that a cut keeps it
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=10", "-t", "3",
+                    "-pix_fmt", "yuv420p", "-c:v", "libx264", "-movflags", "+faststart", str(video)], check=True)
+    cut_video = tmp_path / "cut.mp4"
+    cut_video.write_bytes(video.read_bytes()[:video.stat().st_size * 2 // 3])
+    good = media / "images" / "jpeg" / "hopper.jpg"
+    files = [jpeg, flac, cut_video, good, tmp_path / "whole.flac", video]
+
+    plain, lines = info_json(run_loom, *files)
+    assert plain.returncode == 0, plain.stdout  # the headers all read
+    assert all("error" not in line and "verified" not in line for line in lines)
+
+    result, lines = info_json(run_loom, "--verify", *files)
+    assert result.returncode == 1
+    assert [line["path"] for line in lines] == [str(f) for f in files]
+    for line in lines[:3]:
+        assert "error" in line and "verified" not in line, line
+    assert "truncated" in lines[0]["error"]
+    assert "truncated: the header declares 30 frames" in lines[2]["error"]
+    for line in lines[3:]:
+        assert line.get("verified") is True and "error" not in line, line
+
+
+def test_ext_filters_folder_scans_of_info_and_convert(run_loom, media, tmp_path):
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.jpg").write_bytes((media / "images" / "jpeg" / "hopper.jpg").read_bytes())
+    (src / "sub" / "b.PNG").write_bytes((media / "images" / "png" / "hopper.png").read_bytes())
+    (src / "c.jpeg").write_bytes((media / "images" / "jpeg" / "flower.jpg").read_bytes())
+    (src / "notes.txt").write_text("text")
+    _, lines = info_json(run_loom, src, "--ext", "png,.JPEG")
+    assert [Path(line["path"]).relative_to(src).as_posix() for line in lines] == ["c.jpeg", "sub/b.PNG"]
+    _, everything = info_json(run_loom, src)
+    assert len(everything) == 4  # without --ext, info lists every file
+    result = run_loom("convert", src, "-o", tmp_path / "out", "--ext", "jpg", "--format", "png")
+    assert result.returncode == 0 and "1 ok, 0 failed" in result.stderr, result.stderr
+    assert tree(tmp_path / "out") == ["a.png"]
+    # A file named directly is read whatever --ext says.
+    assert run_loom("convert", src / "c.jpeg", "-o", tmp_path / "o2", "--ext", "png").returncode == 0
+    assert tree(tmp_path / "o2") == ["c.jpg"]
