@@ -162,9 +162,19 @@ void check_output_size(const AudioArgs& args, const audio::AudioInfo& in, const 
 
 // Converts one file; returns the input bytes read. Throws loom::Error.
 uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects, const BatchJob& job) {
+  // FFmpeg reads audio formats the sniffer does not know (CAF, W64, ...): bytes of no known format are
+  // tried, and called "not an audio file" only when FFmpeg cannot read them either.
   const Format sniffed = sniff_file(job.input);
   if (media_kind(sniffed) == MediaKind::kImage) throw not_media_file(job.input, "audio", sniffed);
-  const audio::AudioInfo in = audio::info(job.input);
+  audio::AudioInfo in;
+  try {
+    in = audio::info(job.input);
+  } catch (const Error& e) {
+    if (sniffed == Format::kUnknown && e.code() == ErrorCode::kInvalidInput) {
+      throw not_media_file(job.input, "audio", sniffed);
+    }
+    throw;
+  }
   const std::string format = format_named(kAudioFormats, job.output.extension().string());
   audio::SaveOptions save;
   save.format = format;

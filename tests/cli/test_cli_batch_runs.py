@@ -335,3 +335,93 @@ def test_ext_filters_folder_scans_of_info_and_convert(run_loom, media, tmp_path)
     # A file named directly is read whatever --ext says.
     assert run_loom("convert", src / "c.jpeg", "-o", tmp_path / "o2", "--ext", "png").returncode == 0
     assert tree(tmp_path / "o2") == ["c.jpg"]
+
+
+# ---- 6. the same words everywhere; summaries that add up; the JSON summary ----
+
+def test_the_same_problem_is_worded_the_same_by_every_command(run_loom, media, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello")
+    empty = tmp_path / "empty.wav"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.jpg"
+    png = media / "images" / "png" / "hopper.png"
+    wav = media / "audio" / "pluck-pcm16.wav"
+    inputs = [notes, empty, missing, png, wav]
+    convert = run_loom("convert", *inputs, "-o", tmp_path / "c", "-j", "1").stderr
+    audio = run_loom("audio", *inputs, "-o", tmp_path / "a", "-j", "1").stderr
+    _, info = info_json(run_loom, notes, empty, missing)
+    for text in (convert, audio):
+        assert f"{missing}: no such file or folder\n" in text
+    assert info[2]["error"] == "no such file or folder"
+    assert f"{notes}: not an image file (unknown format)\n" in convert
+    assert f"{empty}: not an image file (empty file)\n" in convert
+    assert f"{wav}: not an image file (wav data)\n" in convert
+    assert f"{notes}: not an audio file (unknown format)\n" in audio
+    assert f"{empty}: not an audio file (empty file)\n" in audio
+    assert f"{png}: not an audio file (png data)\n" in audio
+    assert info[0]["error"] == "not an image, audio or video file (unknown format)"
+    assert info[1]["error"] == "not an image, audio or video file (empty file)"
+    # Existing outputs, worded alike by both commands.
+    for command, src, out in (("convert", png, "hopper.png"), ("audio", wav, "pluck-pcm16.wav")):
+        again = run_loom(command, src, "-o", tmp_path / command[0])
+        assert again.returncode == 1
+        assert f"{src}: {tmp_path / command[0] / out}: already exists (--overwrite replaces it, --skip-existing " \
+               f"keeps it)\n" in again.stderr, again.stderr
+
+
+def test_a_missing_input_is_counted_and_named_in_the_summary(run_loom, tmp_path):
+    result = run_loom("convert", tmp_path / "nothing_here", "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert "0 ok, 1 failed" in result.stderr and "1 input not found" in result.stderr, result.stderr
+
+
+def test_fail_fast_says_how_many_files_were_not_tried(run_loom, tmp_path):
+    src = tmp_path / "bad"
+    src.mkdir()
+    for i in range(40):
+        (src / f"{i:02d}.jpg").write_bytes(b"not a jpeg at all")
+    result = run_loom("convert", src, "-o", tmp_path / "out", "--fail-fast", "-j", "1", "--json")
+    assert result.returncode == 1
+    summary = json.loads(result.stdout)
+    assert summary["failed"] >= 1 and summary["ok"] == 0 and summary["skipped"] == 0
+    assert summary["failed"] + summary["not_tried"] == 40 and summary["not_tried"] > 0
+    assert f"0 ok, {summary['failed']} failed, {summary['not_tried']} not tried in " in result.stderr
+
+
+def test_json_summary(run_loom, images, tmp_path):
+    (images / "bad.jpg").write_bytes(b"garbage")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "c.png").write_bytes(b"keep")
+    result = run_loom("convert", images, tmp_path / "missing", "-o", out, "--format", "png", "--skip-existing",
+                      "--json", "-q")
+    assert result.returncode == 1
+    assert result.stdout.count("\n") == 1  # one line
+    summary = json.loads(result.stdout)
+    assert list(summary) == ["ok", "failed", "skipped", "not_tried", "seconds", "errors"]
+    assert (summary["ok"], summary["failed"], summary["skipped"], summary["not_tried"]) == (2, 2, 1, 0)
+    assert sorted(e["file"] for e in summary["errors"]) == sorted([str(images / "bad.jpg"), str(tmp_path / "missing")])
+    for e in summary["errors"]:
+        assert e["error"].startswith(e["file"] + ": ")
+    # Seconds are rounded to the millisecond: the text has at most 3 decimals.
+    import re
+    seconds = re.search(r'"seconds":([0-9.e+-]+)', result.stdout).group(1)
+    assert re.fullmatch(r"\d+(\.\d{1,3})?", seconds), seconds
+    audio = run_loom("audio", images / "a.jpg", "-o", tmp_path / "a", "--json", "-q")
+    summary = json.loads(audio.stdout)
+    assert (summary["ok"], summary["failed"]) == (0, 1)
+    assert summary["errors"][0]["error"] == f"{images / 'a.jpg'}: not an audio file (jpeg data)"
+
+
+def test_info_numbers_carry_no_float_noise(run_loom, media, tmp_path):
+    import re
+    wav = tmp_path / "a.wav"  # 13228 / 44100 s = 0.29995464852607707...
+    sf.write(str(wav), np.zeros((13228, 2), dtype=np.float32), 44100, subtype="PCM_16")
+    result = run_loom("info", wav, media / "video", media / "audio", "--ext", "wav,flac,mp3,ogg,mp4,webm,mkv,avi,mov")
+    lines = result.stdout.splitlines()
+    assert len(lines) > 20
+    assert json.loads(lines[0])["duration"] == 0.299955  # as ffprobe prints it
+    for line in lines:
+        for number in re.findall(r'":(-?\d+\.\d+)', line):
+            assert len(number.split(".")[1]) <= 6, (number, line)
