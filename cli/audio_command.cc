@@ -227,8 +227,9 @@ constexpr std::string_view kSoxEffects[] = {
 
 // Refuses, while parsing, an effect chain that no file could run: a quote left open, an effect libsox
 // does not know (with the closest known name) or arguments libsox rejects. The chain is set up once
-// over a moment of silence; what depends on the input (a "remix" of channels it lacks) is left to each
-// file. Throws CLI::ValidationError("--effects").
+// over 64 frames of silence and cut to one sample by a final "trim" (so that "pad 0 3600" costs
+// nothing here); what depends on the input (a "remix" of channels it lacks) is left to each file.
+// Throws CLI::ValidationError("--effects").
 void check_effects(const std::string& text) {
   audio::EffectChain chain;
   try {
@@ -238,7 +239,9 @@ void check_effects(const std::string& text) {
   }
   if (chain.empty()) return;
   try {
-    audio::apply_effects(Tensor::zeros({2, 64}, DType::kFloat32), 48000, chain);
+    audio::EffectChain bounded = chain;
+    bounded.push_back({"trim", {"0", "1s"}});  // one sample out: libsox stops pulling after it
+    audio::apply_effects(Tensor::zeros({2, 64}, DType::kFloat32), 48000, bounded);
   } catch (const Error& e) {
     const std::string& m = e.message();
     const bool unknown = m.rfind("libsox has no effect named", 0) == 0 || m.rfind("empty effect name", 0) == 0;

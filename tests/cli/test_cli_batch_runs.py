@@ -425,3 +425,10 @@ def test_info_numbers_carry_no_float_noise(run_loom, media, tmp_path):
     for line in lines:
         for number in re.findall(r'":(-?\d+\.\d+)', line):
             assert len(number.split(".")[1]) <= 6, (number, line)
+
+
+def test_checking_a_chain_that_makes_an_hour_of_audio_costs_nothing(run_loom, media, tmp_path):
+    # The parse-time check cuts the chain's output to one sample; only the file itself pays for the pad.
+    result = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "out", "--effects",
+                      "pad 0 3600", "--dry-run", timeout=20)
+    assert result.returncode == 0, result.stderr
