@@ -427,8 +427,13 @@ def test_info_numbers_carry_no_float_noise(run_loom, media, tmp_path):
             assert len(number.split(".")[1]) <= 6, (number, line)
 
 
-def test_checking_a_chain_that_makes_an_hour_of_audio_costs_nothing(run_loom, media, tmp_path):
-    # The parse-time check cuts the chain's output to one sample; only the file itself pays for the pad.
-    result = run_loom("audio", media / "audio" / "pluck-pcm16.wav", "-o", tmp_path / "out", "--effects",
-                      "pad 0 3600", "--dry-run", timeout=20)
+def test_a_chain_that_lengthens_the_audio_passes_the_check_and_runs_per_file(run_loom, media, tmp_path):
+    # The parse-time check cuts the chain's output to one sample ("pad 0 3600" would be an hour of
+    # audio there); the file itself still gets its pad.
+    src = media / "audio" / "pluck-pcm16.wav"
+    result = run_loom("audio", src, "-o", tmp_path / "out", "--effects", "pad 0 0.5")
     assert result.returncode == 0, result.stderr
+    info = sf.info(str(tmp_path / "out" / "pluck-pcm16.wav"))
+    assert info.frames == sf.info(str(src)).frames + info.samplerate // 2
+    dry = run_loom("audio", src, "-o", tmp_path / "dry", "--effects", "pad 0 3600", "--dry-run")
+    assert dry.returncode == 0 and not (tmp_path / "dry").exists(), dry.stderr
