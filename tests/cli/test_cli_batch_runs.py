@@ -434,6 +434,6 @@ def test_a_chain_that_lengthens_the_audio_passes_the_check_and_runs_per_file(run
     result = run_loom("audio", src, "-o", tmp_path / "out", "--effects", "pad 0 0.5")
     assert result.returncode == 0, result.stderr
     info = sf.info(str(tmp_path / "out" / "pluck-pcm16.wav"))
-    assert info.frames == sf.info(str(src)).frames + info.samplerate // 2
+    assert info.frames == sf.info(str(src)).frames + int(info.samplerate * 0.5 + 0.5)  # SoX rounds half up
     dry = run_loom("audio", src, "-o", tmp_path / "dry", "--effects", "pad 0 3600", "--dry-run")
     assert dry.returncode == 0 and not (tmp_path / "dry").exists(), dry.stderr
