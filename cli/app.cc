@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "commands.h"
 #include "loom/accel/cpu_features.h"
 #include "loom/accel/cuda.h"
 #include "loom_version.h"
+#include "suggest.h"
 
 namespace loom::cli {
 namespace {
@@ -28,6 +33,21 @@ std::unique_ptr<App> make_app() {
   app->parser.require_subcommand(1);
   for (const AddCommand add : kCommands) app->commands.push_back(add(app->parser));
   return app;
+}
+
+std::optional<int> answer_before_parsing(App& app, int argc, const char* const* argv) {
+  if (argc <= 1) {
+    std::cout << app.parser.help();
+    return 0;
+  }
+  const std::string_view word = argv[1];
+  if (word.empty() || word.front() == '-') return std::nullopt;
+  std::vector<std::string_view> names;
+  for (const Command& c : app.commands) names.push_back(c.cmd->get_name());
+  if (std::find(names.begin(), names.end(), word) != names.end()) return std::nullopt;
+  std::cerr << fmt::format("loom: '{}' is not a loom command{}\nRun 'loom --help' for the commands.\n", word,
+                           did_you_mean(word, names));
+  return 2;
 }
 
 int App::run() {

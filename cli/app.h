@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "commands.h"
@@ -21,5 +22,10 @@ struct App {
 
 // A parser with every subcommand registered.
 std::unique_ptr<App> make_app();
+
+// What loom says before parsing `argv` (argc counts argv[0]), or nullopt when the parse should go on:
+// with no argument at all, the help on stdout (status 0); when the first argument is neither an option
+// nor a command, "loom: 'convrt' is not a loom command; did you mean \"convert\"?" on stderr (status 2).
+std::optional<int> answer_before_parsing(App& app, int argc, const char* const* argv);
 
 }  // namespace loom::cli

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -13,10 +14,12 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "batch.h"
 #include "commands.h"
+#include "format_names.h"
 #include "loom/audio/effects.h"
 #include "loom/audio/info.h"
 #include "loom/audio/load.h"
@@ -24,7 +27,10 @@
 #include "loom/codec/error.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
+#include "loom/codec/tensor.h"
+#include "messages.h"
 #include "shard_args.h"
+#include "suggest.h"
 
 namespace loom::cli {
 namespace fs = std::filesystem;
@@ -32,14 +38,16 @@ namespace {
 
 struct AudioArgs {
   std::vector<std::string> inputs;
-  std::string outdir;
+  std::string outdir;  // -o: a folder, or the output file when output_is_file
+  bool output_is_file = false;
+  std::vector<std::string> ext;  // --ext
   std::string format;    // "wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a", or empty: keep the input's (else WAV)
   std::string bits;      // "16", "24", "32", "f32", or empty: keep the input's width (else 16)
   int rate = 0;          // Hz; 0 keeps the input's
   int channels = 0;      // 0 keeps the input's
   std::string effects;   // a SoX chain, "gain -3; lowpass 4000"
   int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
-  BatchOptions batch;    // -j, --overwrite, --fail-fast, -q
+  BatchOptions batch;    // -j, --overwrite, --skip-existing, --fail-fast, -q, --dry-run, --json
   ShardFlags shards;     // --shard-index, --num-shards
 };
 
@@ -154,9 +162,20 @@ void check_output_size(const AudioArgs& args, const audio::AudioInfo& in, const 
 
 // Converts one file; returns the input bytes read. Throws loom::Error.
 uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects, const BatchJob& job) {
-  const audio::AudioInfo in = audio::info(job.input);
-  const std::string ext = job.output.extension().string();
-  const std::string format = ext == ".ogg" ? "ogg" : ext.substr(1);
+  // FFmpeg reads audio formats the sniffer does not know (CAF, W64, ...): bytes of no known format are
+  // tried, and called "not an audio file" only when FFmpeg cannot read them either.
+  const Format sniffed = sniff_file(job.input);
+  if (media_kind(sniffed) == MediaKind::kImage) throw not_media_file(job.input, "audio", sniffed);
+  audio::AudioInfo in;
+  try {
+    in = audio::info(job.input);
+  } catch (const Error& e) {
+    if (sniffed == Format::kUnknown && e.code() == ErrorCode::kInvalidInput) {
+      throw not_media_file(job.input, "audio", sniffed);
+    }
+    throw;
+  }
+  const std::string format = format_named(kAudioFormats, job.output.extension().string());
   audio::SaveOptions save;
   save.format = format;
   save.overwrite = args.batch.overwrite;
@@ -188,11 +207,66 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
     samples = r.samples;
     rate = r.sample_rate;
   }
-  create_output_folder(args.outdir, job.output);
+  create_output_folder(job.folder, job.output);
   audio::save(job.output, samples, rate, save);
   std::error_code ec;
   const uintmax_t size = fs::file_size(job.input, ec);
   return ec ? 0 : static_cast<uint64_t>(size);
+}
+
+// The effects of libsox 14.4 (`sox --help`), for "did you mean" only: libsox itself decides which
+// names it knows.
+constexpr std::string_view kSoxEffects[] = {
+    "allpass",   "band",     "bandpass",  "bandreject",  "bass",     "bend",      "biquad",   "chorus",     "channels",
+    "compand",   "contrast", "dcshift",   "deemph",      "delay",    "dither",    "divide",   "downsample", "earwax",
+    "echo",      "echos",    "equalizer", "fade",        "fir",      "firfit",    "flanger",  "gain",       "highpass",
+    "hilbert",   "ladspa",   "loudness",  "lowpass",     "mcompand", "noiseprof", "noisered", "norm",       "oops",
+    "overdrive", "pad",      "phaser",    "pitch",       "rate",     "remix",     "repeat",   "reverb",     "reverse",
+    "riaa",      "silence",  "sinc",      "spectrogram", "speed",    "splice",    "stat",     "stats",      "stretch",
+    "swap",      "synth",    "tempo",     "treble",      "tremolo",  "trim",      "upsample", "vad",        "vol"};
+
+// Refuses, while parsing, an effect chain that no file could run: a quote left open, an effect libsox
+// does not know (with the closest known name) or arguments libsox rejects. The chain is set up once
+// over 64 frames of silence and cut to one sample by a final "trim" (so that "pad 0 3600" costs
+// nothing here); what depends on the input (a "remix" of channels it lacks) is left to each file.
+// Throws CLI::ValidationError("--effects").
+void check_effects(const std::string& text) {
+  audio::EffectChain chain;
+  try {
+    chain = audio::parse_effects(text);
+  } catch (const Error& e) {
+    throw CLI::ValidationError("--effects", e.message());
+  }
+  if (chain.empty()) return;
+  try {
+    audio::EffectChain bounded = chain;
+    bounded.push_back({"trim", {"0", "1s"}});  // one sample out: libsox stops pulling after it
+    audio::apply_effects(Tensor::zeros({2, 64}, DType::kFloat32), 48000, bounded);
+  } catch (const Error& e) {
+    const std::string& m = e.message();
+    const bool unknown = m.rfind("libsox has no effect named", 0) == 0 || m.rfind("empty effect name", 0) == 0;
+    if (!unknown && m.rfind("libsox rejected the arguments", 0) != 0) return;  // a matter of the input
+    std::string hint;
+    for (const audio::Effect& effect : chain) {
+      if (unknown && std::find(std::begin(kSoxEffects), std::end(kSoxEffects), effect.name) == std::end(kSoxEffects)) {
+        hint = did_you_mean(effect.name, kSoxEffects);
+        break;
+      }
+    }
+    throw CLI::ValidationError("--effects", e.what() + hint);
+  }
+}
+
+// With -o naming a file, its extension is the format; --format (if given) must agree with it.
+void check_output_file(AudioArgs& args) {
+  args.output_is_file = output_names_file(args.inputs, args.outdir, format_extensions(kAudioFormats));
+  if (!args.output_is_file) return;
+  const std::string format = format_named(kAudioFormats, fs::path(args.outdir).extension().string());
+  if (!args.format.empty() && args.format != format) {
+    throw CLI::ValidationError(
+        "--format", fmt::format("--format {} contradicts the output file {} ({})", args.format, args.outdir, format));
+  }
+  args.format = format;
 }
 
 // Rejects combinations that no file could be written with, while parsing.
@@ -209,19 +283,19 @@ void check_args(const AudioArgs& args) {
     throw CLI::ValidationError("--rate",
                                fmt::format("Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not {}", args.rate));
   }
-  try {
-    audio::parse_effects(args.effects);
-  } catch (const Error& e) {
-    throw CLI::ValidationError("--effects", e.message());
-  }
+  check_effects(args.effects);
 }
 
 int run_audio(const AudioArgs& args) {
   const audio::EffectChain effects = audio::parse_effects(args.effects);
-  std::vector<std::string> input_errors;
-  const std::vector<BatchJob> jobs = plan_batch(
-      args.inputs, args.outdir, audio_extensions(),
-      [&](const fs::path& input) { return "." + output_format(args, input); }, input_errors);
+  BatchPlanRequest request;
+  request.inputs = args.inputs;
+  request.output = args.outdir;
+  request.output_is_file = args.output_is_file;
+  request.extensions = scan_extensions(args.ext, audio_extensions());
+  request.output_extension = [&](const fs::path& input) { return "." + output_format(args, input); };
+  std::vector<InputError> input_errors;
+  const std::vector<BatchJob> jobs = plan_batch(request, input_errors);
   return run_batch(select_part(jobs, shard_split(args.shards)), input_errors, args.batch,
                    [&](const BatchJob& job) { return convert_audio(args, effects, job); });
 }
@@ -233,10 +307,15 @@ Command add_audio_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "audio", "Convert audio files (files, or folders recursively): effects, sample rate, channels, format");
   cmd->add_option("INPUT", args->inputs, "Audio files or folders")->required();
-  cmd->add_option("-o,--output", args->outdir, "Output folder; the tree below each folder given is mirrored")
+  cmd->add_option("-o,--output", args->outdir,
+                  "Output folder; the tree below each folder given is mirrored (out.flac, out.wav, ... with one "
+                  "input file: that file)")
       ->required();
-  cmd->add_option("--format", args->format, "Output format (default: the input's when loom writes it, else wav)")
-      ->check(CLI::IsMember({"wav", "flac", "aiff", "mp3", "ogg", "opus", "m4a"}));
+  add_ext_flag(*cmd, args->ext);
+  cmd->add_option("--format", args->format,
+                  "Output format: wav, flac, aiff (aif), mp3, ogg (Vorbis), opus or m4a (default: the input's when "
+                  "loom writes it, else wav)")
+      ->transform(format_check(kAudioFormats));
   cmd->add_option("--bit-rate", args->bit_rate,
                   "Bit rate in bits per second of mp3, opus or m4a (AAC) output (default: the encoder's)")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
@@ -251,9 +330,12 @@ Command add_audio_command(CLI::App& app) {
   cmd->add_option("--effects", args->effects,
                   "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
   add_batch_flags(*cmd, args->batch);
+  add_run_flags(*cmd, args->batch);
   add_shard_flags(*cmd, args->shards, "input files");
   cmd->callback([args] {  // reject bad values while parsing, before any file is touched
+    check_output_file(*args);
     check_args(*args);
+    check_run_flags(args->batch);
     shard_split(args->shards);
   });
   return {cmd, [args] { return run_audio(*args); }};

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "batch.h"
+#include "format_names.h"
 #include "loom/codec/limits.h"
 #include "loom/codec/sniff.h"
 #include "loom/transforms/geometry.h"
@@ -113,8 +114,9 @@ ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args) {
     flags.options.push_back(o);
     return o;
   };
-  keep(cmd.add_option("--format", args.format, "Output format (default: JPEG for JPEG inputs, PNG for the others)")
-           ->check(CLI::IsMember({"jpg", "png"})));
+  keep(cmd.add_option("--format", args.format,
+                      "Output format: jpg (or jpeg) or png (default: JPEG for JPEG inputs, PNG for the others)")
+           ->transform(format_check(kImageFormats)));
   keep(cmd.add_option("--quality", args.quality, "JPEG quality 1-100")
            ->check(CLI::Range(1, 100))
            ->capture_default_str());
@@ -126,6 +128,9 @@ ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args) {
            ->capture_default_str());
   keep(cmd.add_option("--resize", args.resize,
                       "WxH, or N for the shorter side (aspect kept, as torchvision Resize(N))"));
+  keep(cmd.add_flag("--exact", args.exact,
+                    "With --resize: decode JPEGs at full size, then resize (equals Pillow's Image.resize; slower). "
+                    "Default: DCT-scaled JPEG decode to the smallest size covering the target, then resize"));
   keep(cmd.add_option("--interp", args.interp, "Resize interpolation")
            ->check(CLI::IsMember({"nearest", "bilinear", "bicubic"}))
            ->capture_default_str());
@@ -188,9 +193,10 @@ std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& st
   opt.to_uint8 = jpeg_out || steps.noise_seed.has_value();  // the noise is uint8 GaussianNoise
 
   Size target;
-  // The DCT-scaling hint only when nothing comes between decode and resize: a crop's region is in
-  // full-resolution pixels, and cropping a scaled decode would not give the same pixels.
-  const bool dct_hint = resize && !steps.crop;
+  // The DCT-scaling hint only when nothing comes between decode and resize (a crop's region is in
+  // full-resolution pixels, and cropping a scaled decode would not give the same pixels), and not with
+  // --exact, whose full decode + resize is Pillow's Image.resize.
+  const bool dct_hint = resize && !steps.crop && !args.exact;
   if (dct_hint) {
     const vision::ImageInfo info = vision::read_image_info(src, opt.limits);
     const bool swapped = args.exif && info.orientation >= 5;  // EXIF 5..8 turn the image by 90 degrees

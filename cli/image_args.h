@@ -23,6 +23,7 @@ struct ImageArgs {
   std::string mode = "unchanged";
   std::string resize;  // "WxH", "N" (shorter side) or empty
   std::string interp = "bilinear";
+  bool exact = false;  // --exact: a JPEG decodes at full size before --resize (no DCT scaling)
   bool no_antialias = false;
   bool exif = false;
   std::string crop;         // "WxH" or "WxH+X+Y", or empty
@@ -54,7 +55,7 @@ struct ImageFlags {
   bool any_given() const;
 };
 
-// Adds --format, --quality, --compression, --mode, --resize, --interp, --no-antialias,
+// Adds --format, --quality, --compression, --mode, --resize, --exact, --interp, --no-antialias,
 // --exif-orientation, --crop, --center-crop, --hflip, --noise and --seed to `cmd`, into `args`.
 ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args);
 

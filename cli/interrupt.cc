@@ -60,11 +60,12 @@ void report(int sig) {
   line << "\nloom: interrupted by " << signal_name(sig);
   const RunCounts& run = run_counts();
   const int64_t total = run.total.load();
-  if (total >= 0) {
-    const int64_t ok = run.ok.load(), failed = run.failed.load();
+  if (total >= 0) {  // the summary's words (progress.h): "N ok, M skipped, K failed"
+    const int64_t ok = run.ok.load(), skipped = run.skipped.load(), failed = run.failed.load();
     const char* noun = run.noun.load();
-    line << " after " << ok + failed << " of " << total << " " << noun << " (" << ok << " written, " << failed
-         << " failed); " << total - ok - failed << " not written";
+    line << " after " << ok + skipped + failed << " of " << total << " " << noun << ": " << ok << " ok, ";
+    if (skipped > 0) line << skipped << " skipped, ";
+    line << failed << " failed; " << total - ok - skipped - failed << " not tried";
   }
   line << "; no partial output left\n";
   // Starts on a line of its own (after a progress bar or ^C). Nothing to do if stderr is gone.

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include "app.h"
 
@@ -36,6 +37,7 @@ bool close_stdout() {
 
 int run(int argc, char** argv) {
   const auto app = loom::cli::make_app();
+  if (const std::optional<int> status = loom::cli::answer_before_parsing(*app, argc, argv)) return *status;
   try {
     app->parser.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
