@@ -236,15 +236,22 @@ std::string failure_line(const std::string& input, const std::exception& e) {
   return error && error->input() == input ? std::string(e.what()) : fmt::format("{}: {}", input, e.what());
 }
 
-std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int compression) {
-  if (jpeg) {
+std::vector<uint8_t> encode_hwc(const Tensor& image, const EncodeSettings& settings) {
+  if (settings.format == "jpg") {
     vision::JpegEncodeOptions jo;
-    jo.quality = quality;
+    jo.quality = settings.quality.value_or(jo.quality);
     jo.layout = Layout::kHWC;
     return vision::encode_jpeg(image, jo);
   }
+  if (settings.format == "webp") {
+    vision::WebpEncodeOptions wo;
+    wo.quality = static_cast<float>(settings.quality.value_or(static_cast<int>(wo.quality)));
+    wo.lossless = settings.lossless;
+    wo.layout = Layout::kHWC;
+    return vision::encode_webp(image, wo);
+  }
   vision::PngEncodeOptions po;
-  po.compression_level = compression;
+  po.compression_level = settings.compression;
   po.layout = Layout::kHWC;
   return vision::encode_png(image, po);
 }

@@ -112,8 +112,16 @@ int run_batch(const std::vector<BatchJob>& jobs, const std::vector<InputError>& 
 // loom::Error about `input` already starts with it).
 std::string failure_line(const std::string& input, const std::exception& e);
 
-// Encodes a uint8 HWC image as JPEG (`quality` 1-100) when `jpeg`, else as PNG (zlib `compression` 0-9).
-std::vector<uint8_t> encode_hwc(const Tensor& image, bool jpeg, int quality, int compression);
+// How a batch command encodes its images.
+struct EncodeSettings {
+  std::string format;          // "jpg", "png" or "webp"
+  std::optional<int> quality;  // JPEG 1-100 (default 75, as Pillow) or lossy WebP 1-100 (default 80, as Pillow)
+  int compression = 6;         // PNG zlib level 0-9
+  bool lossless = false;       // WebP
+};
+
+// Encodes a uint8 (PNG: or uint16) HWC image as `settings` say.
+std::vector<uint8_t> encode_hwc(const Tensor& image, const EncodeSettings& settings);
 
 // Creates the folders that will hold `output`, a path below the output folder `outdir` (BatchJob::folder). `outdir`
 // itself is taken as the user named it (it may be a symbolic link); below it, loom writes only into real folders: a

@@ -38,8 +38,8 @@ uint64_t convert_one(const ConvertArgs& args, const ImageSteps& steps, const Bat
   const ByteSource src = ByteSource::from_file(job.input);
   const Format format = sniff_format(src.bytes());
   if (media_kind(format) != MediaKind::kImage) throw not_media_file(job.input, "image", format);
-  const bool jpeg = format_named(kImageFormats, job.output.extension().string()) == "jpg";
-  const std::vector<uint8_t> bytes = transform_image(args.image, steps, src, job.relative, jpeg);
+  const std::string output_format = format_named(kImageFormats, job.output.extension().string());
+  const std::vector<uint8_t> bytes = transform_image(args.image, steps, src, job.relative, output_format);
   create_output_folder(job.folder, job.output);
   write_file_atomic(job.output, bytes, args.batch.overwrite);
   return src.size();

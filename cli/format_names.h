@@ -19,7 +19,8 @@ struct FormatName {
 };
 
 // `convert` and `pack` write JPEG and PNG.
-inline constexpr FormatName kImageFormats[] = {{"jpg", "jpg"}, {"jpeg", "jpg"}, {"jpe", "jpg"}, {"png", "png"}};
+inline constexpr FormatName kImageFormats[] = {
+    {"jpg", "jpg"}, {"jpeg", "jpg"}, {"jpe", "jpg"}, {"png", "png"}, {"webp", "webp"}};
 
 // `audio` writes these.
 inline constexpr FormatName kAudioFormats[] = {

@@ -255,7 +255,7 @@ struct Output {
   // Encodes (and, unless null, writes) one HWC frame.
   void write(int64_t index, const Tensor& frame) const {
     if (extension.empty()) return;
-    write_file_atomic(path(index), encode_hwc(frame, extension == "jpg", quality, compression), overwrite);
+    write_file_atomic(path(index), encode_hwc(frame, {extension, quality, compression}), overwrite);
   }
 };
 

@@ -115,11 +115,11 @@ ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args) {
     return o;
   };
   keep(cmd.add_option("--format", args.format,
-                      "Output format: jpg (or jpeg) or png (default: JPEG for JPEG inputs, PNG for the others)")
+                      "Output format: jpg (or jpeg), png or webp (default: JPEG for JPEG inputs, PNG for the others)")
            ->transform(format_check(kImageFormats)));
-  keep(cmd.add_option("--quality", args.quality, "JPEG quality 1-100")
-           ->check(CLI::Range(1, 100))
-           ->capture_default_str());
+  keep(cmd.add_option("--quality", args.quality, "JPEG quality 1-100 (default 75) or lossy WebP quality (default 80)")
+           ->check(CLI::Range(1, 100)));
+  keep(cmd.add_flag("--lossless", args.lossless, "WebP: lossless (exact pixels and alpha)"));
   keep(cmd.add_option("--compression", args.compression, "PNG zlib level 0-9")
            ->check(CLI::Range(0, 9))
            ->capture_default_str());
@@ -159,6 +159,9 @@ void check_image_args(ImageArgs& args, const ImageFlags& flags) {
   parse_crop(args.crop, args.center_crop);
   check_noise(args);
   parse_seed(args.seed);
+  if (args.lossless && !args.format.empty() && args.format != "webp") {
+    throw CLI::ValidationError("--lossless", fmt::format("applies to WebP output, not {}", args.format));
+  }
 }
 
 ImageSteps parse_image_steps(const ImageArgs& args) {
@@ -184,13 +187,15 @@ std::string image_output_extension(const ImageArgs& args, const fs::path& input)
 }
 
 std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& steps, const ByteSource& src,
-                                     const fs::path& relative, bool jpeg_out) {
+                                     const fs::path& relative, const std::string& format) {
+  const bool jpeg_out = format == "jpg";
   const std::optional<ResizeSpec>& resize = steps.resize;
   vision::DecodeOptions opt;
   opt.layout = Layout::kHWC;  // what the codecs read and write natively: no layout passes
   opt.mode = parse_mode(args.mode);
   opt.apply_exif_orientation = args.exif;
-  opt.to_uint8 = jpeg_out || steps.noise_seed.has_value();  // the noise is uint8 GaussianNoise
+  // JPEG and WebP store 8 bits; the noise is uint8 GaussianNoise.
+  opt.to_uint8 = format != "png" || steps.noise_seed.has_value();
 
   Size target;
   // The DCT-scaling hint only when nothing comes between decode and resize (a crop's region is in
@@ -228,7 +233,7 @@ std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& st
     transforms::Rng rng(*steps.noise_seed, noise_stream(relative));
     image = transforms::gaussian_noise(image, rng, 0.0, args.noise, /*clip=*/true);
   }
-  return encode_hwc(image, jpeg_out, args.quality, args.compression);
+  return encode_hwc(image, {format, args.quality, args.compression, args.lossless});
 }
 
 }  // namespace loom::cli

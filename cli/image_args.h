@@ -17,9 +17,10 @@
 namespace loom::cli {
 
 struct ImageArgs {
-  std::string format;  // "jpg", "png" or empty: keep the input's (PNG for other formats)
-  int quality = 75;
+  std::string format;          // "jpg", "png", "webp" or empty: keep the input's (PNG for other formats)
+  std::optional<int> quality;  // JPEG (default 75) or WebP (default 80)
   int compression = 6;
+  bool lossless = false;  // WebP
   std::string mode = "unchanged";
   std::string resize;  // "WxH", "N" (shorter side) or empty
   std::string interp = "bilinear";
@@ -55,7 +56,7 @@ struct ImageFlags {
   bool any_given() const;
 };
 
-// Adds --format, --quality, --compression, --mode, --resize, --exact, --interp, --no-antialias,
+// Adds --format, --quality, --compression, --lossless, --mode, --resize, --exact, --interp, --no-antialias,
 // --exif-orientation, --crop, --center-crop, --hflip, --noise and --seed to `cmd`, into `args`.
 ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args);
 
@@ -66,13 +67,14 @@ void check_image_args(ImageArgs& args, const ImageFlags& flags);
 // The validated steps; draws a random seed for --noise without --seed.
 ImageSteps parse_image_steps(const ImageArgs& args);
 
-// --format, else the input's own format as its bytes say: ".jpg" for JPEG, ".png" for the rest.
+// --format (".jpg", ".png" or ".webp"), else the input's own format as its bytes say: ".jpg" for JPEG,
+// ".png" for the rest.
 std::string image_output_extension(const ImageArgs& args, const std::filesystem::path& input);
 
-// Decodes `src`, crops, resizes, flips and adds noise as `steps` say, and encodes JPEG (`jpeg_out`)
-// or PNG. The noise depends on the seed and `relative` only (FNV-1a of its generic form), never on the
-// processing order. Throws loom::Error.
+// Decodes `src`, crops, resizes, flips and adds noise as `steps` say, and encodes it in `format` ("jpg",
+// "png" or "webp"). The noise depends on the seed and `relative` only (FNV-1a of its generic form), never
+// on the processing order. Throws loom::Error.
 std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& steps, const ByteSource& src,
-                                     const std::filesystem::path& relative, bool jpeg_out);
+                                     const std::filesystem::path& relative, const std::string& format);
 
 }  // namespace loom::cli

@@ -49,7 +49,7 @@ ordered_json describe_image(const ByteSource& src, Format format) {
   ordered_json j;
   j["kind"] = "image";
   j["format"] = format_name(format);
-  if (format != Format::kJpeg && format != Format::kPng) return j;  // not decodable yet: kind and format only
+  if (!vision::decodes_format(format)) return j;  // kind and format only
   const vision::ImageInfo info = vision::read_image_info(src);
   j["width"] = info.width;
   j["height"] = info.height;
@@ -57,6 +57,7 @@ ordered_json describe_image(const ByteSource& src, Format format) {
   j["bit_depth"] = info.bit_depth;
   j["orientation"] = info.orientation;
   j["progressive"] = info.progressive;
+  j["frames"] = info.frames;
   return j;
 }
 

@@ -89,7 +89,7 @@ bool write_shard(const PackArgs& args, const ImageSteps& steps, const std::strin
   if (args.transform) {
     options.transform = [&](const loader::PackEntry& e, const ByteSource& file) {
       const std::string ext = image_output_extension(args.image, e.path);
-      return loader::PackedImage{ext.substr(1), transform_image(args.image, steps, file, e.relative, ext == ".jpg")};
+      return loader::PackedImage{ext.substr(1), transform_image(args.image, steps, file, e.relative, ext.substr(1))};
     };
   }
   options.on_written = [&](const loader::PackEntry& e) { progress.record(true, e.size); };

@@ -248,7 +248,7 @@ def test_generated_files_equal_their_references(run_loom, generated, tmp_path):
     folder, refs = generated
     assert len(refs) == 22
     for name, ref in refs.items():
-        assert_same(loom_png(run_loom, folder / name, tmp_path / name), ref, name)
+        assert_same(loom_png(run_loom, folder / name, tmp_path / name.replace(".", "_")), ref, name)
 
 
 @pytest.mark.parametrize("name,depth", [("yuv420.avif", 8), ("yuv444_12.avif", 16), ("ten.avif", 16),
@@ -293,3 +293,25 @@ def test_webp_round_trips(run_loom, generated, tmp_path):
     written = tmp_path / "rgba8.webp"
     assert_same(np.asarray(Image.open(written)), np.asarray(Image.open(png)), "lossless WebP in Pillow")
     assert_same(tool_png(["dwebp", written, "-o"], tmp_path / "dwebp.png"), cv2_rgb(png), "lossless WebP in dwebp")
+
+
+def test_lossy_webp_equals_pillows_encoder(run_loom, generated, tmp_path):
+    """`--format webp --quality Q` writes the bytes Pillow's save(quality=Q) writes (both libwebp, method 4)."""
+    folder, _ = generated
+    png = folder / "rgb8.png"
+    for quality in (None, 55):
+        out = tmp_path / f"q{quality}"
+        result = run_loom("convert", png, "-o", out, "--format", "webp", "-q",
+                          *(["--quality", quality] if quality else []))
+        assert result.returncode == 0, result.stderr
+        theirs = tmp_path / f"pillow{quality}.webp"
+        Image.open(png).save(theirs, quality=quality or 80)  # Pillow's default quality is 80, as loom's
+        assert (out / "rgb8.webp").read_bytes() == theirs.read_bytes(), quality
+
+
+def test_lossless_needs_webp_output(run_loom, generated, tmp_path):
+    folder, _ = generated
+    result = run_loom("convert", folder / "rgb8.png", "-o", tmp_path, "--format", "png", "--lossless")
+    assert result.returncode == 2
+    assert "--lossless: applies to WebP output, not png" in result.stderr
+    assert not any(tmp_path.iterdir())

@@ -83,6 +83,7 @@ struct Control {
 // One frame as read: its rectangle, palette and indices.
 struct Frame {
   int x = 0, y = 0, width = 0, height = 0;
+  bool interlaced = false;
   const ColorMapObject* map = nullptr;  // local table, else the global one (owned by giflib)
   std::vector<uint8_t> indices;         // width * height, rows top to bottom
   Control control;
@@ -120,6 +121,7 @@ class Reader {
       f.width = d.Width;
       f.height = d.Height;
       f.map = d.ColorMap ? d.ColorMap : gif()->SColorMap;
+      f.interlaced = d.Interlace;
       f.control = control_;
       control_.transparent.reset();  // a control block applies to the next image only
       if (f.width <= 0 || f.height <= 0) {
@@ -302,6 +304,7 @@ ImageInfo gif_info(const ByteSource& src, const Limits& limits) {
       info.width = std::max(reader.gif()->SWidth, f->x + f->width);
       info.height = std::max(reader.gif()->SHeight, f->y + f->height);
       info.channels = unchanged_channels(*f);
+      info.progressive = f->interlaced;
     }
   }
   if (info.frames == 0) throw Error(ErrorCode::kInvalidInput, src.name(), "GIF: no image in the file");

@@ -40,7 +40,8 @@ Tensor all_frames(const ByteSource& src, const DecodeOptions& options) {
   return Decode(src, options, true);
 }
 
-const Codec& codec_for(const ByteSource& src) {
+// The codec of `format`; nullptr for a format loom does not decode.
+const Codec* codec_of(Format format) {
   static const Codec kJpegCodec{jpeg_info, decode_jpeg, nullptr};
   static const Codec kPngCodec{png_info, decode_png, nullptr};
   static const Codec kWebpCodec{webp_info, first_frame<decode_webp>, all_frames<decode_webp>};
@@ -49,21 +50,28 @@ const Codec& codec_for(const ByteSource& src) {
   static const Codec kAvifCodec{avif_info, decode_avif, nullptr};
   static const Codec kHeifCodec{heif_info, decode_heif, nullptr};
   static const Codec kBmpCodec{bmp_info, decode_bmp, nullptr};
-  const Format format = sniff_image(src);
   switch (format) {
-    case Format::kJpeg: return kJpegCodec;
-    case Format::kPng: return kPngCodec;
-    case Format::kWebp: return kWebpCodec;
-    case Format::kGif: return kGifCodec;
-    case Format::kTiff: return kTiffCodec;
-    case Format::kAvif: return kAvifCodec;
-    case Format::kHeif: return kHeifCodec;
-    case Format::kBmp: return kBmpCodec;
-    default:
-      throw Error(ErrorCode::kUnsupported, src.name(),
-                  fmt::format("{} images are not supported (JPEG, PNG, WebP, GIF, TIFF, AVIF, HEIF and BMP are)",
-                              format_name(format)));
+    case Format::kJpeg: return &kJpegCodec;
+    case Format::kPng: return &kPngCodec;
+    case Format::kWebp: return &kWebpCodec;
+    case Format::kGif: return &kGifCodec;
+    case Format::kTiff: return &kTiffCodec;
+    case Format::kAvif: return &kAvifCodec;
+    case Format::kHeif: return &kHeifCodec;
+    case Format::kBmp: return &kBmpCodec;
+    default: return nullptr;
   }
+}
+
+const Codec& codec_for(const ByteSource& src) {
+  const Format format = sniff_image(src);
+  const Codec* codec = codec_of(format);
+  if (codec == nullptr) {
+    throw Error(ErrorCode::kUnsupported, src.name(),
+                fmt::format("{} images are not supported (JPEG, PNG, WebP, GIF, TIFF, AVIF, HEIF and BMP are)",
+                            format_name(format)));
+  }
+  return *codec;
 }
 
 std::string lower_extension(const std::filesystem::path& path) {
@@ -79,6 +87,10 @@ void check_input_size(const ByteSource& src, const Limits& limits) {
     throw Error(ErrorCode::kLimitExceeded, src.name(),
                 fmt::format("input of {} bytes exceeds the limit of {} bytes", src.size(), limits.max_bytes));
   }
+}
+
+bool decodes_format(Format format) {
+  return codec_of(format) != nullptr;
 }
 
 ImageInfo read_image_info(const ByteSource& src, const Limits& limits) {

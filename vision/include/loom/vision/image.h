@@ -82,6 +82,9 @@ struct ImageInfo {
   int frames = 1;             // frames of an animation (GIF, WebP), pages of a TIFF
 };
 
+// Whether decode_image reads images of `format`.
+bool decodes_format(Format format);
+
 // Reads only the header (and EXIF); throws like decode_image.
 ImageInfo read_image_info(const ByteSource& source, const Limits& limits = {});
 
