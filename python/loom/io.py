@@ -1,8 +1,9 @@
 """Image and file I/O after torchvision.io.
 
-The same names and arguments as torchvision.io: decode_image, decode_jpeg, decode_png, encode_jpeg,
-encode_png, read_image, write_jpeg, write_png, read_file, write_file and ImageReadMode. Decoders also
-take bytes and paths, and a keyword-only layout ("CHW", the default, or "HWC").
+The same names and arguments as torchvision.io: decode_image, decode_jpeg, decode_png, decode_webp,
+decode_gif, decode_avif, decode_heic, encode_jpeg, encode_png, read_image, write_jpeg, write_png,
+read_file, write_file and ImageReadMode. Decoders also take bytes and paths, and a keyword-only layout
+("CHW", the default, or "HWC").
 
 loom also reads WebP, GIF, TIFF, AVIF, HEIF and BMP through decode_image and read_image, and adds
 decode_image_frames (every frame of an animation), encode_webp and write_webp.
@@ -16,6 +17,10 @@ from ._loom import io as _native
 ImageReadMode = _native.ImageReadMode
 decode_image = _native.decode_image
 decode_image_frames = _native.decode_image_frames
+decode_webp = _native.decode_webp
+decode_gif = _native.decode_gif
+decode_avif = _native.decode_avif
+decode_heic = _native.decode_heic
 decode_jpeg = _native.decode_jpeg
 decode_png = _native.decode_png
 encode_jpeg = _native.encode_jpeg
@@ -31,7 +36,11 @@ write_file = _native.write_file
 __all__ = [
     "ImageReadMode",
     "decode_image",
+    "decode_avif",
+    "decode_gif",
+    "decode_heic",
     "decode_image_frames",
+    "decode_webp",
     "decode_jpeg",
     "decode_png",
     "encode_jpeg",

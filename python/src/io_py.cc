@@ -1,6 +1,8 @@
 // loom.io: image and file I/O after torchvision.io (decode_image, decode_jpeg, decode_png,
 // encode_jpeg, encode_png, read_image, write_jpeg, write_png, read_file, write_file, ImageReadMode),
-// and loom's own decode_image_frames, encode_webp and write_webp.
+// decode_webp, decode_gif, decode_avif, decode_heic, and loom's own decode_image_frames, encode_webp
+// and write_webp.
+#include <fmt/format.h>
 #include <nanobind/stl/string.h>
 
 #include <cstring>
@@ -30,6 +32,29 @@ vision::DecodeOptions decode_options(nb::handle mode, bool apply_exif_orientatio
 }
 
 using Decoder = Tensor (*)(const ByteSource&, const vision::DecodeOptions&);
+
+// Throws Error(kInvalidInput) naming the input unless its bytes are of `expected`.
+void check_format(const ByteSource& src, Format expected) {
+  const Format found = sniff_format(src.bytes());
+  if (found != expected) {
+    throw Error(ErrorCode::kInvalidInput, src.name(),
+                fmt::format("not a {} image ({} data)", format_name(expected), format_name(found)));
+  }
+}
+
+// torchvision's decode_webp, decode_avif and decode_heic: decode_image for bytes of one format.
+template <Format Expected>
+Tensor decode_format(const ByteSource& src, const vision::DecodeOptions& options) {
+  check_format(src, Expected);
+  return vision::decode_image(src, options);
+}
+
+// torchvision's decode_gif: C x H x W for one frame, N x C x H x W for an animation.
+Tensor decode_gif_frames(const ByteSource& src, const vision::DecodeOptions& options) {
+  check_format(src, Format::kGif);
+  const Tensor frames = vision::decode_image_frames(src, options);
+  return frames.size(0) == 1 ? frames.select(0, 0) : frames;
+}
 
 // One input, or a list of them as torchvision's batched decode_jpeg takes (a list back).
 nb::object decode_each(Decoder decode, nb::handle input, const vision::DecodeOptions& options, const char* name) {
@@ -149,6 +174,14 @@ void bind_io(nb::module_& io) {
       "input"_a, "mode"_a = unchanged, "device"_a = "cpu", "apply_exif_orientation"_a = false, nb::kw_only(),
       "layout"_a = "CHW", "Decodes a JPEG (or a list of them) into uint8 C x H x W. device must be 'cpu'.");
   def_decoder(io, "decode_png", vision::decode_png, "input", "Decodes a PNG into a uint8 or uint16 C x H x W tensor.");
+  def_decoder(io, "decode_webp", decode_format<Format::kWebp>, "input",
+              "Decodes a WebP (the first frame of an animation) as torchvision.io.decode_webp.");
+  def_decoder(io, "decode_avif", decode_format<Format::kAvif>, "input",
+              "Decodes an AVIF as torchvision.io.decode_avif (uint16 for 10/12-bit, scaled as avifdec -d 16).");
+  def_decoder(io, "decode_heic", decode_format<Format::kHeif>, "input",
+              "Decodes a HEIF/HEIC as torchvision.io.decode_heic (uint16 for 10/12-bit, shifted as heif-convert).");
+  def_decoder(io, "decode_gif", decode_gif_frames, "input",
+              "Decodes a GIF as torchvision.io.decode_gif: C x H x W, or N x C x H x W for an animation.");
   def_decoder(io, "read_image", vision::decode_image, "path",
               "Reads and decodes an image file (any format decode_image reads).");
   io.def(

@@ -278,3 +278,15 @@ def test_write_webp_lossless_round_trips(tmp_path, media):
     assert torch.equal(loom.io.read_image(tmp_path / "a.webp"), image)
     with Image.open(tmp_path / "a.webp") as im:
         assert np.array_equal(np.asarray(im).transpose(2, 0, 1), image.numpy())
+
+
+def test_per_format_decoders_check_the_format(media):
+    other = media / "images/other"
+    for decode, name in ((loom.io.decode_webp, "hopper.webp"), (loom.io.decode_avif, "hopper.avif"),
+                         (loom.io.decode_heic, "hopper.heif"), (loom.io.decode_gif, "hopper.gif")):
+        assert torch.equal(decode(other / name), loom.io.decode_image(other / name)), name
+        with pytest.raises(loom.Error, match="not a"):
+            decode(media / "images/jpeg/hopper.jpg")
+    animation = loom.io.decode_gif(other / "chi.gif")
+    assert animation.shape == (31, 4, 240, 320)
+    assert torch.equal(animation, loom.io.decode_image_frames(other / "chi.gif"))
