@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
+from test_image_parity import reference_unchanged as pillow_unchanged  # ImageReadMode.UNCHANGED
 
 # Corpus files loom must read, by the reference each is compared with.
 PILLOW_FILES = ["bmpsuite_pal8.bmp", "bmpsuite_rgb16-565.bmp", "chi.gif", "flower.webp", "hopper.bmp",
@@ -47,17 +48,6 @@ def cv2_rgb(path):
     if image.ndim == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA if image.shape[2] == 4 else cv2.COLOR_BGR2RGB)
     return image
-
-
-def pillow_unchanged(path):
-    with Image.open(path) as im:
-        if im.mode == "P":
-            return np.asarray(im.convert("RGBA" if "transparency" in im.info else "RGB"))
-        if im.mode == "1":
-            return np.asarray(im.convert("L"))
-        if im.mode == "CMYK":
-            return np.asarray(im.convert("RGB"))
-        return np.asarray(im)
 
 
 def tool_png(cmd, out):
