@@ -47,6 +47,7 @@ struct AudioArgs {
   int channels = 0;      // 0 keeps the input's
   std::string effects;   // a SoX chain, "gain -3; lowpass 4000"
   int64_t bit_rate = 0;  // b/s for mp3, opus, m4a; 0: the encoder's default
+  int stream = -1;       // --stream: the FFmpeg stream index to read; -1: FFmpeg's best audio stream
   BatchOptions batch;    // -j, --overwrite, --skip-existing, --fail-fast, -q, --dry-run, --json
   ShardFlags shards;     // --shard-index, --num-shards
 };
@@ -168,7 +169,7 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
   if (media_kind(sniffed) == MediaKind::kImage) throw not_media_file(job.input, "audio", sniffed);
   audio::AudioInfo in;
   try {
-    in = audio::info(job.input);
+    in = audio::info(job.input, {}, args.stream);
   } catch (const Error& e) {
     if (sniffed == Format::kUnknown && e.code() == ErrorCode::kInvalidInput) {
       throw not_media_file(job.input, "audio", sniffed);
@@ -189,6 +190,7 @@ uint64_t convert_audio(const AudioArgs& args, const audio::EffectChain& effects,
   check_output_size(args, in, job.input);
   audio::LoadOptions load;
   load.normalize = process;
+  load.stream_index = in.stream_index;
   audio::Audio a = audio::load(job.input, load);
   if (!process && (a.sample_rate != in.sample_rate || a.samples.size(0) != in.channels)) {
     load.normalize = true;  // the header did not tell the decoded layout: process after all
@@ -327,6 +329,10 @@ Command add_audio_command(CLI::App& app) {
   cmd->add_option("--channels", args->channels,
                   "Output channels (SoX channels: fewer are averaged, more repeat the input's; default: the input's)")
       ->check(CLI::Range(1, Limits{}.max_audio_channels));
+  cmd->add_option("--stream", args->stream,
+                  "Audio stream to read, by its index in the file as ffprobe numbers them (default: FFmpeg's best "
+                  "audio stream, as TorchCodec)")
+      ->check(CLI::Range(0, Limits{}.max_streams - 1));
   cmd->add_option("--effects", args->effects,
                   "SoX effect chain run before --rate and --channels, e.g. \"gain -3; lowpass 4000\"");
   add_batch_flags(*cmd, args->batch);

@@ -163,7 +163,7 @@ ordered_json describe(const std::filesystem::path& path, bool scan) {
     case MediaKind::kContainer: {
       // mp4, mkv, ogg, ts: video when a real video track is present, else audio.
       const ContainerInfo c = probe_container(path);
-      return c.first("video") ? describe_video(path, format, scan) : describe_audio(path);
+      return c.best("video") ? describe_video(path, format, scan) : describe_audio(path);
     }
     case MediaKind::kUnknown: break;
   }

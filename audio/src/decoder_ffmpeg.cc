@@ -17,6 +17,7 @@ extern "C" {
 #include "audio_decoder.h"
 #include "loom/codec/error.h"
 #include "loom/codec/internal/ffmpeg_handles.h"
+#include "loom/codec/internal/stream_info.h"
 
 namespace loom::audio::detail {
 namespace {
@@ -224,13 +225,7 @@ class FfmpegDecoder final : public Decoder {
       }
       stream_ = requested_stream_;
     } else {
-      for (unsigned i = 0; i < ctx->nb_streams; ++i) {
-        const AVStream* s = ctx->streams[i];
-        if (s->codecpar->codec_type == AVMEDIA_TYPE_AUDIO && !(s->disposition & AV_DISPOSITION_ATTACHED_PIC)) {
-          stream_ = static_cast<int>(i);
-          break;
-        }
-      }
+      stream_ = ffmpeg::best_stream(*ctx, AVMEDIA_TYPE_AUDIO);
       if (stream_ < 0) throw Error(ErrorCode::kInvalidInput, name_, "holds no audio stream");
     }
     for (unsigned i = 0; i < ctx->nb_streams; ++i) {

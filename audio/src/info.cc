@@ -28,9 +28,15 @@ std::string encoding_of(const std::string& codec) {
 
 }  // namespace
 
-AudioInfo info(const std::filesystem::path& path, const Limits& limits) {
+AudioInfo info(const std::filesystem::path& path, const Limits& limits, int stream_index) {
   const ContainerInfo container = probe_container(path, limits);
-  const StreamInfo* s = container.first("audio");
+  const StreamInfo* s = container.best("audio");
+  if (stream_index >= 0) {
+    s = stream_index < static_cast<int>(container.streams.size()) ? &container.streams[stream_index] : nullptr;
+    if (s == nullptr || s->type != "audio") {
+      throw Error(ErrorCode::kInvalidInput, path.string(), fmt::format("stream {} is not an audio stream", stream_index));
+    }
+  }
   if (s == nullptr) throw Error(ErrorCode::kInvalidInput, path.string(), "holds no audio stream");
   detail::check_stream(path.string(), s->channels, s->sample_rate, limits);
   AudioInfo a;

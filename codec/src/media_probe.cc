@@ -4,9 +4,10 @@
 #include "loom/codec/internal/stream_info.h"
 
 namespace loom {
-const StreamInfo* ContainerInfo::first(const std::string& type) const {
+const StreamInfo* ContainerInfo::best(const std::string& type) const {
+  const int index = type == "video" ? best_video : type == "audio" ? best_audio : -1;
   for (const StreamInfo& s : streams) {
-    if (s.type == type && !s.attached_picture) return &s;
+    if (s.index == index) return &s;
   }
   return nullptr;
 }

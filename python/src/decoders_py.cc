@@ -368,7 +368,7 @@ nb::object audio_metadata(const AudioDecoderPy& self, const StreamFacts& reader)
       nb::gil_scoped_release unlocked;
       container = probe_container(*self.source.path);
     }
-    const StreamInfo* stream = container.first("audio");
+    const StreamInfo* stream = container.best("audio");
     if (self.stream_index) {
       stream = nullptr;
       for (const StreamInfo& s : container.streams)

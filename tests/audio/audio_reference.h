@@ -18,10 +18,12 @@ struct ReferenceAudio {
   bool soundfile = false;  // decoded by soundfile (else PyAV)
 };
 
-inline ReferenceAudio reference_audio(const std::filesystem::path& file, bool normalize) {
-  const auto out = run_python_reference(
-      "audio_load.py", {},
-      std::string("{\"file\": \"") + file.string() + "\", \"normalize\": " + (normalize ? "true" : "false") + "}");
+// `stream`: the index of the audio stream PyAV decodes (-1: the first audio stream).
+inline ReferenceAudio reference_audio(const std::filesystem::path& file, bool normalize, int stream = -1) {
+  const std::string stream_param = stream >= 0 ? ", \"stream\": " + std::to_string(stream) : "";
+  const auto out = run_python_reference("audio_load.py", {},
+                                        std::string("{\"file\": \"") + file.string() + "\", \"normalize\": " +
+                                            (normalize ? "true" : "false") + stream_param + "}");
   ReferenceAudio r;
   if (out.count("samples") == 0) return r;
   r.samples = out.at("samples");

@@ -63,7 +63,7 @@ class AudioInfoCorpusTest : public ::testing::TestWithParam<fs::path> {};
 TEST_P(AudioInfoCorpusTest, MatchesFfprobe) {
   const fs::path file = GetParam();
   const FfprobeInfo ff(file);
-  const int a = ff.first("audio");
+  const int a = ff.best("audio");
   ASSERT_GE(a, 0) << "ffprobe finds no audio stream";
   const AudioInfo info = loom::audio::info(file);
 
@@ -120,7 +120,7 @@ TEST(AudioInfoTest, AudioInsideAVideoFile) {
   // nasa_13013.mp4: the first audio stream follows a video stream.
   const fs::path file = loom::test::media("video/nasa_13013.mp4");
   const FfprobeInfo ff(file);
-  const int a = ff.first("audio");
+  const int a = ff.best("audio");
   ASSERT_GT(a, 0);
   const AudioInfo i = info(file);
   EXPECT_EQ(i.stream_index, a);
@@ -132,7 +132,7 @@ TEST(AudioInfoTest, AudioInsideAVideoFile) {
 TEST(AudioInfoTest, VideoOnlyFileHoldsNoAudioStream) {
   for (const char* rel : {"video/h264_10bits.mp4", "video/av1_video.mkv", "video/h265_video.mp4"}) {
     const fs::path file = loom::test::media(rel);
-    ASSERT_LT(FfprobeInfo(file).first("audio"), 0) << rel << " has audio according to ffprobe";
+    ASSERT_LT(FfprobeInfo(file).best("audio"), 0) << rel << " has audio according to ffprobe";
     try {
       info(file);
       ADD_FAILURE() << rel << ": info() returned";

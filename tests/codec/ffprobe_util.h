@@ -103,11 +103,33 @@ class FfprobeInfo {
   }
   int num_streams() const { return static_cast<int>(number("format.nb_streams").value_or(-1)); }
   // Index of the first stream of `type` ("video", "audio") that is not cover art; -1 when none.
-  int first(const std::string& type) const {
+  // The stream av_find_best_stream picks (TorchCodec's and loom's default), by FFmpeg's rule as
+  // ffprobe shows its inputs: audio needs a sample rate and channels; then the most points of
+  // disposition (1 unless for the hearing or visually impaired, +1 for default), then the higher bit
+  // rate, then the lower index. (The rule's second key, how many frames probing decoded, is not shown
+  // by ffprobe; every corpus stream has some.) Video passes over cover art, as loom does. -1: none.
+  int best(const std::string& type) const {
+    int best = -1, best_points = -1;
+    int64_t best_rate = -1;
     for (int i = 0; i < num_streams(); ++i) {
-      if (stream(i, "codec_type") == type && stream(i, "disposition.attached_pic") != "1") return i;
+      if (stream(i, "codec_type") != type || (type == "video" && stream(i, "disposition.attached_pic") == "1")) {
+        continue;
+      }
+      if (type == "audio" && (stream_number(i, "sample_rate").value_or(0) <= 0 ||
+                              stream_number(i, "channels").value_or(0) <= 0)) {
+        continue;
+      }
+      const int points = (stream(i, "disposition.hearing_impaired") != "1" &&
+                          stream(i, "disposition.visual_impaired") != "1") +
+                         (stream(i, "disposition.default") == "1");
+      const auto rate = static_cast<int64_t>(stream_number(i, "bit_rate").value_or(0));
+      if (points > best_points || (points == best_points && rate > best_rate)) {
+        best = i;
+        best_points = points;
+        best_rate = rate;
+      }
     }
-    return -1;
+    return best;
   }
   // ffprobe's format_name is a comma-separated list ("mov,mp4,m4a,3gp,3g2,mj2").
   std::vector<std::string> format_names() const {

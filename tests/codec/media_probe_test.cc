@@ -86,14 +86,14 @@ TEST_P(ProbeCorpusTest, MatchesFfprobe) {
     }
   }
 
-  for (const char* type : {"video", "audio", "subtitle"}) {
-    const StreamInfo* first = info.first(type);
-    const int want = ff.first(type);
+  for (const char* type : {"video", "audio"}) {
+    const StreamInfo* best = info.best(type);
+    const int want = ff.best(type);
     if (want < 0) {
-      EXPECT_EQ(first, nullptr) << type;
+      EXPECT_EQ(best, nullptr) << type;
     } else {
-      ASSERT_NE(first, nullptr) << type;
-      EXPECT_EQ(first->index, want) << type;
+      ASSERT_NE(best, nullptr) << type;
+      EXPECT_EQ(best->index, want) << type;
     }
   }
 }
@@ -112,25 +112,23 @@ TEST(MediaProbeTest, CorpusIsNotEmpty) {
   EXPECT_GE(corpus().size(), 40u);
 }
 
-TEST(MediaProbeTest, FirstSkipsCoverArtAndMissingTypes) {
+TEST(MediaProbeTest, BestNamesTheChosenStreams) {
   ContainerInfo info;
-  StreamInfo art;
-  art.index = 0;
-  art.type = "video";
-  art.attached_picture = true;
   StreamInfo audio;
   audio.index = 1;
   audio.type = "audio";
   StreamInfo video;
   video.index = 2;
   video.type = "video";
-  info.streams = {art, audio, video};
-  ASSERT_NE(info.first("video"), nullptr);
-  EXPECT_EQ(info.first("video")->index, 2);
-  EXPECT_EQ(info.first("audio")->index, 1);
-  EXPECT_EQ(info.first("subtitle"), nullptr);
-  info.streams = {art};
-  EXPECT_EQ(info.first("video"), nullptr);
+  info.streams = {audio, video};
+  info.best_video = 2;
+  info.best_audio = 1;
+  ASSERT_NE(info.best("video"), nullptr);
+  EXPECT_EQ(info.best("video")->index, 2);
+  EXPECT_EQ(info.best("audio")->index, 1);
+  EXPECT_EQ(info.best("subtitle"), nullptr);
+  info.best_video = -1;
+  EXPECT_EQ(info.best("video"), nullptr);
 }
 
 void write_text(const fs::path& p, const std::string& text) {

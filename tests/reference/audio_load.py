@@ -1,7 +1,7 @@
 """Reference decode for tests/audio/load_test.cc: soundfile (libsndfile) for the formats loom decodes with
-libsndfile, PyAV (every frame of the first audio stream, concatenated) for the rest.
+libsndfile, PyAV (every frame of one audio stream, concatenated) for the rest.
 
-params: {"file": path, "normalize": bool}
+params: {"file": path, "normalize": bool, "stream": index of the audio stream for PyAV (default: the first)}
 out_samples: [frames, channels]; out_rate: [sample_rate]; out_backend: [0 soundfile | 1 pyav]
 """
 import wave
@@ -31,10 +31,10 @@ def with_soundfile(path, normalize):
     return data, rate
 
 
-def with_pyav(path, normalize):
+def with_pyav(path, normalize, stream_index):
     import av
     with av.open(path) as container:
-        stream = container.streams.audio[0]
+        stream = container.streams.audio[0] if stream_index is None else container.streams[stream_index]
         channels = stream.codec_context.channels
         chunks = []
         for frame in container.decode(stream):
@@ -62,7 +62,7 @@ def main():
         use_sf = info.format in SF_FORMATS and info.subtype in SF_SUBTYPES
     except RuntimeError:
         use_sf = False
-    data, rate = with_soundfile(path, p["normalize"]) if use_sf else with_pyav(path, p["normalize"])
+    data, rate = with_soundfile(path, p["normalize"]) if use_sf else with_pyav(path, p["normalize"], p.get("stream"))
     save("samples", data)
     save("rate", np.array([rate], dtype=np.int64))
     save("backend", np.array([0 if use_sf else 1], dtype=np.int64))

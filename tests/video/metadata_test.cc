@@ -26,7 +26,7 @@ class VideoMetadataCorpusTest : public ::testing::TestWithParam<fs::path> {};
 TEST_P(VideoMetadataCorpusTest, MatchesFfprobe) {
   const fs::path file = GetParam();
   const FfprobeInfo ff(file);
-  const int v = ff.first("video");
+  const int v = ff.best("video");
   ASSERT_GE(v, 0) << "ffprobe finds no video stream";
   const VideoMetadata m = read_metadata(file);
 
@@ -67,15 +67,15 @@ TEST(VideoMetadataTest, FirstVideoStreamOfAMultiStreamFile) {
   const fs::path file = loom::test::media("video/nasa_13013.mp4");
   const FfprobeInfo ff(file);
   const VideoMetadata m = read_metadata(file);
-  EXPECT_EQ(m.stream.index, ff.first("video"));
-  EXPECT_EQ(m.stream.width, ff.stream_number(ff.first("video"), "width").value_or(-1));
+  EXPECT_EQ(m.stream.index, ff.best("video"));
+  EXPECT_EQ(m.stream.width, ff.stream_number(ff.best("video"), "width").value_or(-1));
 }
 
 TEST(VideoMetadataTest, AudioOnlyFileIsInvalidInput) {
   for (const char* rel : {"audio/sine_mono_s16.wav", "audio/exo_bear.flac", "audio/tfio_gs-16b-2c-44100hz.mp4",
                           "audio/exo_bear-flac-24bit.mka", "audio/nasa_13013.mp4.audio.mp3"}) {
     const fs::path file = loom::test::media(rel);
-    ASSERT_LT(FfprobeInfo(file).first("video"), 0) << rel << " has video according to ffprobe";
+    ASSERT_LT(FfprobeInfo(file).best("video"), 0) << rel << " has video according to ffprobe";
     try {
       read_metadata(file);
       ADD_FAILURE() << rel << ": read_metadata returned";

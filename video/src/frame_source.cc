@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "loom/codec/error.h"
+#include "loom/codec/internal/stream_info.h"
 
 namespace loom::video::detail {
 
@@ -47,7 +48,7 @@ void FrameSource::open_stream(int stream_index, DecodeBackend& backend, const De
       throw Error(ErrorCode::kInvalidInput, name_, fmt::format("stream {} is not a video stream", chosen));
     }
   } else {
-    chosen = av_find_best_stream(fmt_, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+    chosen = ffmpeg::best_stream(*fmt_, AVMEDIA_TYPE_VIDEO);
     if (chosen < 0) throw Error(ErrorCode::kInvalidInput, name_, "holds no video stream");
   }
   stream_ = fmt_->streams[chosen];

@@ -8,7 +8,7 @@ namespace loom::video {
 
 VideoMetadata read_metadata(const std::filesystem::path& path, const Limits& limits) {
   const ContainerInfo container = probe_container(path, limits);
-  const StreamInfo* s = container.first("video");
+  const StreamInfo* s = container.best("video");
   if (s == nullptr) throw Error(ErrorCode::kInvalidInput, path.string(), "holds no video stream");
   return detail::video_metadata(container, *s);
 }

@@ -68,7 +68,22 @@ ContainerInfo describe_container(const AVFormatContext& fmt) {
   info.bit_rate = fmt.bit_rate;
   info.streams.reserve(fmt.nb_streams);
   for (unsigned i = 0; i < fmt.nb_streams; ++i) info.streams.push_back(describe_stream(*fmt.streams[i]));
+  info.best_video = best_stream(fmt, AVMEDIA_TYPE_VIDEO);
+  info.best_audio = best_stream(fmt, AVMEDIA_TYPE_AUDIO);
   return info;
+}
+
+int best_stream(const AVFormatContext& fmt, AVMediaType type) {
+  // av_find_best_stream only reads the context (its parameter is not const for historical reasons).
+  auto* ctx = const_cast<AVFormatContext*>(&fmt);
+  const int best = av_find_best_stream(ctx, type, -1, -1, nullptr, 0);
+  if (best < 0) return -1;
+  if (type != AVMEDIA_TYPE_VIDEO || !(fmt.streams[best]->disposition & AV_DISPOSITION_ATTACHED_PIC)) return best;
+  for (unsigned i = 0; i < fmt.nb_streams; ++i) {
+    const AVStream* s = fmt.streams[i];
+    if (s->codecpar->codec_type == type && !(s->disposition & AV_DISPOSITION_ATTACHED_PIC)) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 }  // namespace loom::ffmpeg

@@ -18,7 +18,7 @@ struct AudioInfo {
   std::string codec;     // FFmpeg codec name: "pcm_s16le", "flac", "mp3", "vorbis", "opus", "aac", ...
   std::string encoding;  // torchaudio's words: "PCM_S", "PCM_U", "PCM_F", "ULAW", "ALAW", "FLAC", "MP3",
                          // "VORBIS", "OPUS", "AAC", "ADPCM", or the codec name in capitals
-  int stream_index = 0;  // the audio stream described (the first one)
+  int stream_index = 0;  // the audio stream described
   int sample_rate = 0;   // Hz
   int channels = 0;
   int64_t num_frames = 0;        // samples per channel from the header, or duration x sample_rate when the
@@ -27,10 +27,12 @@ struct AudioInfo {
   int bits_per_sample = 0;       // 0 for compressed codecs without a fixed sample width
 };
 
-// Describes the first audio stream of `path`. Throws loom::Error naming the file when it cannot be read,
-// is not a media file, holds no audio stream or one with 0 channels or a 0 Hz rate (kInvalidInput), or
-// exceeds Limits::max_audio_channels / max_sample_rate (kLimitExceeded).
-AudioInfo info(const std::filesystem::path& path, const Limits& limits = {});
+// Describes audio stream `stream_index` of `path`, or with -1 FFmpeg's best audio stream (what
+// load() reads by default; see ContainerInfo::best). Throws loom::Error naming the file when it cannot
+// be read, is not a media file, holds no audio stream (or `stream_index` is not one) or one with 0
+// channels or a 0 Hz rate (kInvalidInput), or exceeds Limits::max_audio_channels / max_sample_rate
+// (kLimitExceeded).
+AudioInfo info(const std::filesystem::path& path, const Limits& limits = {}, int stream_index = -1);
 
 }  // namespace loom::audio
 

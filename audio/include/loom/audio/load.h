@@ -39,8 +39,8 @@ struct LoadOptions {
   bool normalize = true;
   // true: shape [channels, frames]; false: [frames, channels]. Always a contiguous tensor.
   bool channels_first = true;
-  // FFmpeg stream index of the audio stream to read; -1 picks the first audio stream (not an attached
-  // picture). Files that libsndfile decodes hold exactly one stream, index 0.
+  // FFmpeg stream index of the audio stream to read; -1 picks FFmpeg's best audio stream (as TorchCodec;
+  // see ContainerInfo::best). Files that libsndfile decodes hold exactly one stream, index 0.
   int stream_index = -1;
   // max_bytes bounds the input size and the decoded output size (checked while decoding, never from header
   // sizes); max_audio_channels and max_sample_rate refuse streams above them; deadline_seconds bounds

@@ -51,9 +51,12 @@ struct ContainerInfo {
   double duration_seconds = -1;  // -1 when unknown
   int64_t bit_rate = 0;
   std::vector<StreamInfo> streams;
+  // The streams loom decodes when none is asked for: FFmpeg's best video and audio streams
+  // (av_find_best_stream, as TorchCodec picks them; never cover art for video); -1 when none.
+  int best_video = -1, best_audio = -1;
 
-  // The first stream of the type that is not an attached picture; nullptr when there is none.
-  const StreamInfo* first(const std::string& type) const;
+  // The best stream of `type` ("video" or "audio"), as above; nullptr when there is none.
+  const StreamInfo* best(const std::string& type) const;
 };
 
 // Opens `path` with libavformat and reads stream parameters. Throws Error(kIo) when the file cannot be
