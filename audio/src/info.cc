@@ -34,7 +34,8 @@ AudioInfo info(const std::filesystem::path& path, const Limits& limits, int stre
   if (stream_index >= 0) {
     s = stream_index < static_cast<int>(container.streams.size()) ? &container.streams[stream_index] : nullptr;
     if (s == nullptr || s->type != "audio") {
-      throw Error(ErrorCode::kInvalidInput, path.string(), fmt::format("stream {} is not an audio stream", stream_index));
+      throw Error(ErrorCode::kInvalidInput, path.string(),
+                  fmt::format("stream {} is not an audio stream", stream_index));
     }
   }
   if (s == nullptr) throw Error(ErrorCode::kInvalidInput, path.string(), "holds no audio stream");

@@ -115,13 +115,13 @@ class FfprobeInfo {
       if (stream(i, "codec_type") != type || (type == "video" && stream(i, "disposition.attached_pic") == "1")) {
         continue;
       }
-      if (type == "audio" && (stream_number(i, "sample_rate").value_or(0) <= 0 ||
-                              stream_number(i, "channels").value_or(0) <= 0)) {
+      if (type == "audio" &&
+          (stream_number(i, "sample_rate").value_or(0) <= 0 || stream_number(i, "channels").value_or(0) <= 0)) {
         continue;
       }
-      const int points = (stream(i, "disposition.hearing_impaired") != "1" &&
-                          stream(i, "disposition.visual_impaired") != "1") +
-                         (stream(i, "disposition.default") == "1");
+      const int points =
+          (stream(i, "disposition.hearing_impaired") != "1" && stream(i, "disposition.visual_impaired") != "1") +
+          (stream(i, "disposition.default") == "1");
       const auto rate = static_cast<int64_t>(stream_number(i, "bit_rate").value_or(0));
       if (points > best_points || (points == best_points && rate > best_rate)) {
         best = i;

@@ -26,8 +26,8 @@ struct VideoMetadata {
   std::vector<StreamInfo> audio_streams;  // every audio stream of the file
 };
 
-// Describes FFmpeg's best video stream of `path` (the one a VideoDecoder decodes by default). Throws loom::Error naming the file when it cannot be
-// read, is not a media file, or holds no video stream (kInvalidInput).
+// Describes FFmpeg's best video stream of `path` (the one a VideoDecoder decodes by default). Throws loom::Error naming
+// the file when it cannot be read, is not a media file, or holds no video stream (kInvalidInput).
 VideoMetadata read_metadata(const std::filesystem::path& path, const Limits& limits = {});
 
 }  // namespace loom::video
