@@ -45,6 +45,7 @@ struct FramesArgs {
   std::string resize;
   int quality = 75;
   int compression = 6;
+  bool autorotate = false;  // turn frames as the display matrix says
   BatchOptions batch;  // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
   ShardFlags shards;   // --shard-index, --num-shards: split the selected frames
 };
@@ -310,6 +311,7 @@ int run_frames(const FramesArgs& args) {
   video::DecoderOptions options;
   options.seek_mode = args.seek == "approximate" ? video::SeekMode::kApproximate : video::SeekMode::kExact;
   options.dimension_order = Layout::kHWC;
+  options.apply_rotation = args.autorotate;
   std::optional<video::VideoDecoder> decoder;
   std::optional<Size> output_size;  // with --resize
   std::vector<int64_t> indices;
@@ -318,7 +320,11 @@ int run_frames(const FramesArgs& args) {
     decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
     const video::StreamMetadata& m = decoder->metadata();
     if (resize) {  // resized in the colour conversion, to a size computed from the stream's
-      const Size target = resize_target(*resize, Size{m.stream.height, m.stream.width});
+      // The size shown: a quarter turn (--autorotate of a 90 or 270 degree clip) swaps the sides.
+      const double turn = m.stream.rotation;
+      const bool sideways = args.autorotate && std::fmod(turn, 90) == 0 && std::fmod(turn, 180) != 0;
+      const Size shown = sideways ? Size{m.stream.width, m.stream.height} : Size{m.stream.height, m.stream.width};
+      const Size target = resize_target(*resize, shown);
       if (std::max(target.height, target.width) > kMaxResizeSide) {
         throw Error(
             ErrorCode::kInvalidInput, args.input,
@@ -428,6 +434,8 @@ Command add_frames_command(CLI::App& app) {
   cmd->add_option("--resize", args->resize,
                   "WxH, or N for the shorter side (aspect kept), in the colour conversion (bilinear)");
   cmd->add_option("--quality", args->quality, "JPEG quality 1-100")->check(CLI::Range(1, 100))->capture_default_str();
+  cmd->add_flag("--autorotate", args->autorotate,
+                "Turn the frames as the video's display matrix says (phone clips), as ffmpeg and players show them");
   cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();

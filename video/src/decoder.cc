@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -20,6 +21,35 @@
 #include "stream_metadata.h"
 
 namespace loom::video {
+namespace {
+
+// Quarter turns counter-clockwise that show a stream of display rotation `degrees` (counter-clockwise,
+// as ffprobe reports it) upright: 0 to 3; 0 for angles that are not a multiple of 90.
+int quarter_turns(double degrees) {
+  const double turns = degrees / 90.0;
+  if (turns != std::round(turns)) return 0;
+  return static_cast<int>(((static_cast<int64_t>(std::round(turns)) % 4) + 4) % 4);
+}
+
+// `frames` (N x 3 x H x W, or N x H x W x 3 for kHWC) turned counter-clockwise by `turns` quarter
+// turns, as a new contiguous tensor (np.rot90 over the H and W axes).
+Tensor rotate_frames(const Tensor& frames, int turns, Layout layout) {
+  const int h = layout == Layout::kHWC ? 1 : 2, w = h + 1;
+  auto flip = [](const Tensor& t, int dim) { return t.slice(dim, -1, INT64_MIN, -1); };
+  auto transpose = [&](const Tensor& t) {
+    std::vector<int> dims = {0, 1, 2, 3};
+    std::swap(dims[h], dims[w]);
+    return t.permute(dims);
+  };
+  switch (turns) {
+    case 1: return transpose(flip(frames, w)).contiguous();
+    case 2: return flip(flip(frames, h), w).contiguous();
+    case 3: return transpose(flip(frames, h)).contiguous();
+    default: return frames;
+  }
+}
+
+}  // namespace
 
 using detail::FrameTarget;
 
@@ -33,7 +63,8 @@ struct VideoDecoder::Impl {
   detail::FrameSource source;
   std::unique_ptr<detail::SeekRules> rules;
   StreamMetadata meta;
-  int out_width = 0, out_height = 0;
+  int out_width = 0, out_height = 0;  // of the decoded frames, before rotation
+  int turns = 0;                      // quarter turns counter-clockwise applied to the output
 
   void setup();  // after the input is open: stream, decoder, output size, metadata, seek rules
   std::unique_ptr<detail::SeekRules> make_seek_rules();  // scans the packets for the exact rules
@@ -58,8 +89,9 @@ void VideoDecoder::Impl::setup() {
     throw Error(ErrorCode::kInvalidInput, name, fmt::format("num_threads must be >= 0, got {}", options.num_threads));
   }
   source.open_stream(options.stream_index, *backend, options);
-  set_output_size(options.output_size);
   meta = detail::describe_stream(source.format(), source.stream());
+  turns = options.apply_rotation ? quarter_turns(meta.stream.rotation) : 0;
+  set_output_size(options.output_size);
   rules = make_seek_rules();
   rules->describe(meta);
   source.set_first_pts(rules->first_pts());
@@ -100,8 +132,10 @@ void VideoDecoder::Impl::set_output_size(std::optional<Size> size) {
                 fmt::format("output_size {}x{} (height x width) is too large", size->height, size->width));
   }
   const AVCodecParameters* par = source.stream().codecpar;
-  const int width = size ? static_cast<int>(size->width) : par->width;
-  const int height = size ? static_cast<int>(size->height) : par->height;
+  // A size asked for is that of the frames returned: decode turned by a quarter turn sideways.
+  const bool sideways = turns % 2 == 1;
+  const int width = size ? static_cast<int>(sideways ? size->height : size->width) : par->width;
+  const int height = size ? static_cast<int>(sideways ? size->width : size->height) : par->height;
   check_image_size(options.limits, name, width, height, 3, 1);
   options.output_size = size;
   out_width = width;
@@ -186,6 +220,7 @@ Frames VideoDecoder::Impl::decode(std::span<const FrameTarget> targets) {
     backend->convert(source.frame(), slot_of(out.data, slot));
     prev_slot = slot;
   }
+  out.data = rotate_frames(out.data, turns, options.dimension_order);
   return out;
 }
 

@@ -82,8 +82,13 @@ struct DecoderOptions {
   // FFmpeg decoding threads; 0 lets FFmpeg choose.
   int num_threads = 1;
   Layout dimension_order = Layout::kCHW;
-  // Output height and width (both > 0); unset keeps the stream's size.
+  // Output height and width (both > 0); unset keeps the stream's size (turned with the frames when
+  // apply_rotation turns them by 90 or 270 degrees: it is the size of the frames returned).
   std::optional<Size> output_size;
+  // Turn the frames as the stream's display matrix says (StreamInfo::rotation, a multiple of 90
+  // degrees; other angles are left alone), as ffmpeg's autorotate and players show them. Off by
+  // default, as in TorchCodec; metadata keeps the coded size either way.
+  bool apply_rotation = false;
   Limits limits;
 };
 
