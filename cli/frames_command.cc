@@ -46,8 +46,8 @@ struct FramesArgs {
   int quality = 75;
   int compression = 6;
   bool autorotate = false;  // turn frames as the display matrix says
-  BatchOptions batch;  // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
-  ShardFlags shards;   // --shard-index, --num-shards: split the selected frames
+  BatchOptions batch;       // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
+  ShardFlags shards;        // --shard-index, --num-shards: split the selected frames
 };
 
 enum class SelectorKind { kAll, kIndices, kTimes, kRange, kEvery, kNum };
