@@ -1,8 +1,11 @@
-// `loom frames VIDEO -o OUTDIR`: decode chosen frames of a video (by index, time, range, interval or
-// count) and write each as OUTDIR/frame_%06d.<png|jpg>, named by its index in the stream.
+// `loom frames VIDEO... -o OUTDIR`: decode chosen frames of videos (by index, time, range, interval or
+// count) and write each as frame_%06d.<png|jpg>, named by its index in the stream, with a frames.jsonl
+// index beside them (file, index, pts, duration, output). One video file: into OUTDIR; several, or
+// folders of them: into OUTDIR/<the video's path below its folder, without extension>/.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -26,18 +29,21 @@
 #include "loom/video/decoder.h"
 #include "loom/video/samplers.h"
 #include "loom/vision/image.h"
+#include "messages.h"
 #include "parallel.h"
 #include "progress.h"
 #include "resize_arg.h"
 #include "shard_args.h"
+#include "summary.h"
 
 namespace loom::cli {
 namespace fs = std::filesystem;
 namespace {
 
 struct FramesArgs {
-  std::string input;
+  std::vector<std::string> inputs;  // video files or folders
   std::string outdir;
+  std::vector<std::string> ext;  // --ext
   // The selectors, as typed; at most one is given.
   std::optional<std::string> indices, times, range, every, num;
   std::string seek = "exact";
@@ -46,9 +52,19 @@ struct FramesArgs {
   int quality = 75;
   int compression = 6;
   bool autorotate = false;  // turn frames as the display matrix says
-  BatchOptions batch;       // -j, --overwrite, -q (no --fail-fast: a run stops at its first failed frame)
-  ShardFlags shards;        // --shard-index, --num-shards: split the selected frames
+  // -j, --overwrite, -q, --json; with several videos also --fail-fast, --skip-existing and --dry-run (one
+  // video stops at its first failed frame)
+  BatchOptions batch;
+  ShardFlags shards;  // --shard-index, --num-shards: one video's selected frames, or the videos
 };
+
+// Folder scanning: video file extensions.
+const std::vector<std::string>& video_extensions() {
+  static const std::vector<std::string> kExtensions = {".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi",
+                                                       ".3gp", ".ts",  ".mts", ".m2ts", ".mpg", ".mpeg",
+                                                       ".wmv", ".flv", ".ogv", ".mxf",  ".y4m"};
+  return kExtensions;
+}
 
 enum class SelectorKind { kAll, kIndices, kTimes, kRange, kEvery, kNum };
 
@@ -263,7 +279,7 @@ struct Output {
 struct Decoded {
   int64_t index = 0;
   Tensor data;  // uint8 HWC
-  double pts = 0;
+  double pts = 0, duration = 0;
 };
 
 // Decodes `indices` (ascending) of `input` in one call; when that fails (a truncated or corrupt file),
@@ -275,7 +291,8 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
   try {
     video::Frames frames = decoder.get_frames_at(indices);
     for (size_t k = 0; k < indices.size(); ++k) {
-      out.push_back({indices[k], frames.data.select(0, static_cast<int64_t>(k)), frames.pts_seconds[k]});
+      out.push_back({indices[k], frames.data.select(0, static_cast<int64_t>(k)), frames.pts_seconds[k],
+                     frames.duration_seconds[k]});
     }
     return out;
   } catch (const std::exception&) {  // retried frame by frame below
@@ -284,7 +301,7 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
   for (const int64_t i : indices) {
     try {
       video::Frame f = decoder.get_frame_at(i);
-      out.push_back({i, f.data, f.pts_seconds});
+      out.push_back({i, f.data, f.pts_seconds, f.duration_seconds});
     } catch (const std::exception& e) {
       error = failure_line(input, e);
       return out;
@@ -293,119 +310,202 @@ std::vector<Decoded> decode_chunk(video::VideoDecoder& decoder, const std::vecto
   return out;  // every frame decoded on its own
 }
 
-int run_frames(const FramesArgs& args) {
-  const Selector selector = parse_selector(args);
-  const std::optional<ResizeSpec> resize = parse_resize(args.resize);
-  Output output;
-  output.extension = args.format == "null" ? "" : args.format;
-  output.folder = args.outdir;
-  output.quality = args.quality;
-  output.compression = args.compression;
-  output.overwrite = args.batch.overwrite;
+// One video opened and its selected frames resolved: what extract() decodes and writes.
+struct VideoPlan {
+  std::string input;
+  std::optional<video::VideoDecoder> decoder;
+  std::vector<int64_t> indices;  // ascending, distinct
+  uint64_t frame_bytes = 0;      // of one RGB output frame
+};
 
-  auto fail = [&](const std::string& message) {
-    std::fputs((message + "\n").c_str(), stderr);
-    return 1;
-  };
-
+// Opens `input`, sizes the output (--resize, of the frame as shown) and resolves the selector; with
+// `split_frames`, keeps this worker's contiguous part of the frames (--shard-index). Throws loom::Error.
+VideoPlan plan_video(const FramesArgs& args, const Selector& selector, const std::optional<ResizeSpec>& resize,
+                     const std::string& input, bool split_frames) {
+  VideoPlan plan;
+  plan.input = input;
   video::DecoderOptions options;
   options.seek_mode = args.seek == "approximate" ? video::SeekMode::kApproximate : video::SeekMode::kExact;
   options.dimension_order = Layout::kHWC;
   options.apply_rotation = args.autorotate;
-  std::optional<video::VideoDecoder> decoder;
-  std::optional<Size> output_size;  // with --resize
-  std::vector<int64_t> indices;
-  const bool by_time = selector.kind == SelectorKind::kTimes || selector.kind == SelectorKind::kEvery;
-  try {
-    decoder.emplace(video::VideoDecoder::open(fs::path(args.input), options));
-    const video::StreamMetadata& m = decoder->metadata();
-    if (resize) {  // resized in the colour conversion, to a size computed from the stream's
-      // The size shown: a quarter turn (--autorotate of a 90 or 270 degree clip) swaps the sides.
-      const double turn = m.stream.rotation;
-      const bool sideways = args.autorotate && std::fmod(turn, 90) == 0 && std::fmod(turn, 180) != 0;
-      const Size shown = sideways ? Size{m.stream.width, m.stream.height} : Size{m.stream.height, m.stream.width};
-      const Size target = resize_target(*resize, shown);
-      if (std::max(target.height, target.width) > kMaxResizeSide) {
-        throw Error(
-            ErrorCode::kInvalidInput, args.input,
-            fmt::format("--resize gives {}x{}, larger than {} on a side", target.width, target.height, kMaxResizeSide));
-      }
-      output_size = target;
-      decoder->set_output_size(output_size);
+  plan.decoder.emplace(video::VideoDecoder::open(fs::path(input), options));
+  video::VideoDecoder& decoder = *plan.decoder;
+  const video::StreamMetadata& m = decoder.metadata();
+  // The size shown: a quarter turn (--autorotate of a 90 or 270 degree clip) swaps the sides.
+  const double turn = m.stream.rotation;
+  const bool sideways = args.autorotate && std::fmod(turn, 90) == 0 && std::fmod(turn, 180) != 0;
+  Size out = sideways ? Size{m.stream.width, m.stream.height} : Size{m.stream.height, m.stream.width};
+  if (resize) {  // resized in the colour conversion, to a size computed from the frame as shown
+    out = resize_target(*resize, out);
+    if (std::max(out.height, out.width) > kMaxResizeSide) {
+      throw Error(ErrorCode::kInvalidInput, input,
+                  fmt::format("--resize gives {}x{}, larger than {} on a side", out.width, out.height, kMaxResizeSide));
     }
-    indices = by_time ? resolve_times(selector, *decoder, args.input)
-                      : resolve_indices(selector, decoder->num_frames(), args.input);
+    decoder.set_output_size(out);
+  }
+  plan.frame_bytes = static_cast<uint64_t>(out.height) * static_cast<uint64_t>(out.width) * 3;
+  const bool by_time = selector.kind == SelectorKind::kTimes || selector.kind == SelectorKind::kEvery;
+  plan.indices =
+      by_time ? resolve_times(selector, decoder, input) : resolve_indices(selector, decoder.num_frames(), input);
+  if (split_frames) {
     // This worker's contiguous part of the selected frames (ascending), so that it decodes few GOPs.
     const ShardSplit split = shard_split(args.shards);
-    const loader::IndexRange part = loader::split_range(static_cast<int64_t>(indices.size()), split.index, split.count);
-    indices = std::vector<int64_t>(indices.begin() + part.begin, indices.begin() + part.end);
-  } catch (const std::exception& e) {
-    return fail(failure_line(args.input, e));
+    const loader::IndexRange part =
+        loader::split_range(static_cast<int64_t>(plan.indices.size()), split.index, split.count);
+    plan.indices = std::vector<int64_t>(plan.indices.begin() + part.begin, plan.indices.begin() + part.end);
   }
+  return plan;
+}
 
-  if (!output.extension.empty()) {
-    try {
-      create_output_folder(output.folder, output.folder / "x");
-    } catch (const std::exception& e) {
-      return fail(e.what());
-    }
-    if (!output.overwrite) {  // refuse before decoding anything when an output is known to exist
-      for (const int64_t i : indices) {
-        std::error_code ec;
-        if (fs::exists(fs::symlink_status(output.path(i), ec))) {
-          return fail(
-              fmt::format("{}: exists; pass --overwrite to replace it (nothing written)", output.path(i).string()));
-        }
-      }
-    }
+// Creates `output.folder` and, without --overwrite, refuses (before anything is decoded) when a frame
+// of `indices` exists. Throws loom::Error.
+void prepare_output(const Output& output, const std::vector<int64_t>& indices) {
+  if (output.extension.empty()) return;
+  create_output_folder(output.folder, output.folder / "x");
+  if (output.overwrite) return;
+  for (const int64_t i : indices) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(output.path(i), ec))) throw existing_output(output.path(i).string());
   }
+}
 
-  install_interrupt_cleanup();
-  const int threads = worker_count(args.batch.jobs);
-  const video::StreamMetadata& m = decoder->metadata();
-  const int64_t out_h = output_size ? output_size->height : m.stream.height;
-  const int64_t out_w = output_size ? output_size->width : m.stream.width;
-  const uint64_t frame_bytes = static_cast<uint64_t>(out_h) * static_cast<uint64_t>(out_w) * 3;
+// One line of frames.jsonl: a written frame, where it came from and when it plays.
+std::string index_line(const std::string& input, const Decoded& frame, const fs::path& output) {
+  nlohmann::ordered_json j;
+  j["file"] = input;
+  j["index"] = frame.index;
+  j["pts"] = round_decimals(frame.pts, 6);
+  j["duration"] = round_decimals(frame.duration, 6);
+  j["output"] = output.string();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The index written beside the frames: frames.jsonl, or frames-K-of-N.jsonl for worker K of N splitting
+// one video's frames (each worker writes its own part).
+fs::path index_path(const FramesArgs& args, const fs::path& folder, bool split_frames) {
+  const ShardSplit split = shard_split(args.shards);
+  if (!split_frames || split.count <= 1) return folder / "frames.jsonl";
+  return folder / fmt::format("frames-{}-of-{}.jsonl", split.index, split.count);
+}
+
+// Decodes `plan`'s frames in chunks and writes them into `output` on `threads` workers, each counted in
+// `progress`, then the frames.jsonl index at `index` (atomically; the lines of the frames written, in
+// index order). Returns the first failure line, empty when every frame was written.
+std::string extract(VideoPlan& plan, const Output& output, const fs::path& index, int threads, Progress* progress) {
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
-  const size_t chunk =
-      static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(frame_bytes, 1), 1, 64));
-  Progress progress(static_cast<int64_t>(indices.size()), !args.batch.quiet, "frames");
-  bool failed = false;
-
-  // Encodes and writes `frames` in parallel; false after a failure (printed).
-  auto write_all = [&](const std::vector<Decoded>& frames) {
+  const size_t chunk = static_cast<size_t>(
+      std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(plan.frame_bytes, 1), 1, 64));
+  std::string failure;
+  std::string lines;
+  for (size_t begin = 0; begin < plan.indices.size() && failure.empty(); begin += chunk) {
+    const std::vector<int64_t> part(
+        plan.indices.begin() + static_cast<std::ptrdiff_t>(begin),
+        plan.indices.begin() + static_cast<std::ptrdiff_t>(std::min(plan.indices.size(), begin + chunk)));
+    std::string error;
+    const std::vector<Decoded> frames = decode_chunk(*plan.decoder, part, plan.input, error);
     std::vector<std::string> errors(frames.size());
     parallel_for(frames.size(), threads, [&](size_t k) {
       try {
         output.write(frames[k].index, frames[k].data);
       } catch (const std::exception& e) {
-        errors[k] = failure_line(args.input, e);
+        errors[k] = failure_line(plan.input, e);
       }
-      progress.record(errors[k].empty(), frame_bytes);
+      if (progress) progress->record(errors[k].empty(), plan.frame_bytes);
     });
-    for (const std::string& e : errors) {
-      if (!e.empty()) {
-        progress.print_error(e);
-        failed = true;
+    for (size_t k = 0; k < frames.size(); ++k) {
+      if (!errors[k].empty()) {
+        if (progress) progress->print_error(errors[k]);
+        if (failure.empty()) failure = errors[k];
+      } else if (!output.extension.empty()) {
+        lines += index_line(plan.input, frames[k], output.path(frames[k].index)) + "\n";
       }
     }
-    return !failed;
-  };
-
-  for (size_t begin = 0; begin < indices.size() && !failed; begin += chunk) {
-    const std::vector<int64_t> part(
-        indices.begin() + static_cast<std::ptrdiff_t>(begin),
-        indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), begin + chunk)));
-    std::string error;
-    const std::vector<Decoded> frames = decode_chunk(*decoder, part, args.input, error);
-    if (!write_all(frames)) break;
-    if (!error.empty()) {
-      progress.print_error(fmt::format("{} (frame {})", error, part[frames.size()]));
-      failed = true;
+    if (failure.empty() && !error.empty()) {
+      failure = fmt::format("{} (frame {})", error, part[frames.size()]);
+      if (progress) progress->print_error(failure);
     }
   }
+  if (!output.extension.empty()) {
+    write_file_atomic(index, {reinterpret_cast<const uint8_t*>(lines.data()), lines.size()}, /*overwrite=*/true);
+  }
+  return failure;
+}
+
+Output output_of(const FramesArgs& args, const fs::path& folder) {
+  Output output;
+  output.extension = args.format == "null" ? "" : args.format;
+  output.folder = folder;
+  output.quality = args.quality;
+  output.compression = args.compression;
+  output.overwrite = args.batch.overwrite;
+  return output;
+}
+
+// One video file named on the command line: its frames go straight into OUTDIR, with a progress bar
+// over its frames, and --shard-index splits its frames.
+int run_one_video(const FramesArgs& args, const Selector& selector, const std::optional<ResizeSpec>& resize) {
+  const std::string& input = args.inputs.front();
+  const Output output = output_of(args, args.outdir);
+  VideoPlan plan;
+  try {
+    plan = plan_video(args, selector, resize, input, /*split_frames=*/true);
+    if (args.batch.skip_existing && !output.extension.empty()) {  // resume: the frames not written yet
+      std::erase_if(plan.indices, [&](int64_t i) {
+        std::error_code ec;
+        return fs::exists(fs::symlink_status(output.path(i), ec));
+      });
+    }
+    if (args.batch.dry_run) {
+      for (const int64_t i : plan.indices) std::printf("%s -> %s\n", input.c_str(), output.path(i).c_str());
+      return 0;
+    }
+    prepare_output(output, plan.indices);
+  } catch (const std::exception& e) {
+    std::fputs((failure_line(input, e) + "\n").c_str(), stderr);
+    return 1;
+  }
+  install_interrupt_cleanup();
+  Progress progress(static_cast<int64_t>(plan.indices.size()), !args.batch.quiet, "frames");
+  const std::string failure =
+      extract(plan, output, index_path(args, args.outdir, true), worker_count(args.batch.jobs), &progress);
   progress.finish(args.batch.quiet);
-  return failed ? 1 : 0;
+  if (args.batch.json) {
+    RunSummary summary = summarize(progress);
+    if (!failure.empty()) summary.errors.push_back({input, failure});
+    std::fputs((summary_json(summary) + "\n").c_str(), stdout);
+  }
+  return failure.empty() ? 0 : 1;
+}
+
+// Several videos, or folders of them: each video's frames go into OUTDIR/<its path below the folder,
+// without extension>/, one video per worker; --shard-index splits the videos.
+int run_many_videos(const FramesArgs& args, const Selector& selector, const std::optional<ResizeSpec>& resize) {
+  BatchPlanRequest request;
+  request.inputs = args.inputs;
+  request.output = args.outdir.empty() ? "." : args.outdir;
+  request.extensions = scan_extensions(args.ext, video_extensions());
+  request.output_extension = [](const fs::path&) { return std::string(); };
+  std::vector<InputError> input_errors;
+  const std::vector<BatchJob> jobs = select_part(plan_batch(request, input_errors), shard_split(args.shards));
+  BatchOptions options = args.batch;
+  options.noun = "videos";
+  if (args.format == "null") options.skip_existing = options.overwrite = true;  // nothing is written
+  return run_batch(jobs, input_errors, options, [&](const BatchJob& job) {
+    VideoPlan plan = plan_video(args, selector, resize, job.input.string(), /*split_frames=*/false);
+    const Output output = output_of(args, job.output);
+    prepare_output(output, plan.indices);
+    const std::string failure = extract(plan, output, index_path(args, job.output, false), 1, nullptr);
+    if (!failure.empty()) throw std::runtime_error(failure);
+    return static_cast<uint64_t>(fs::file_size(job.input));
+  });
+}
+
+int run_frames(const FramesArgs& args) {
+  const Selector selector = parse_selector(args);
+  const std::optional<ResizeSpec> resize = parse_resize(args.resize);
+  std::error_code ec;
+  const bool one_file = args.inputs.size() == 1 && !fs::is_directory(args.inputs.front(), ec);
+  return one_file ? run_one_video(args, selector, resize) : run_many_videos(args, selector, resize);
 }
 
 }  // namespace
@@ -414,9 +514,11 @@ Command add_frames_command(CLI::App& app) {
   auto args = std::make_shared<FramesArgs>();
   CLI::App* cmd = app.add_subcommand(
       "frames",
-      "Write frames of a video as OUTDIR/frame_%06d.png (or .jpg), named by frame index (default: every frame)");
-  cmd->add_option("VIDEO", args->input, "Video file")->required();
+      "Write frames of videos as frame_%06d.png (or .jpg), named by frame index (default: every frame), with a "
+      "frames.jsonl index: one video into OUTDIR, several (or folders) into OUTDIR/<video>/");
+  cmd->add_option("VIDEO", args->inputs, "Video files or folders (searched recursively for video files)")->required();
   cmd->add_option("-o,--output", args->outdir, "Output folder (created when missing; not needed with --format null)");
+  add_ext_flag(*cmd, args->ext);
   cmd->add_option("--indices", args->indices,
                   "Frame indices i,j,k (any order, repeats written once; negative: from the end)");
   cmd->add_option("--times", args->times, "Seconds t1,t2,...: the frame played at each time");
@@ -439,9 +541,13 @@ Command add_frames_command(CLI::App& app) {
   cmd->add_option("--compression", args->compression, "PNG zlib level 0-9")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
-  add_batch_flags(*cmd, args->batch, /*fail_fast_flag=*/false);
+  add_batch_flags(*cmd, args->batch);
+  add_run_flags(*cmd, args->batch);
   add_shard_flags(*cmd, args->shards, "selected frames");
-  cmd->callback([args] { check_args(*args); });  // reject bad values while parsing, before the video is opened
+  cmd->callback([args] {
+    check_args(*args);
+    check_run_flags(args->batch);
+  });  // reject bad values while parsing, before the video is opened
   return {cmd, [args] { return run_frames(*args); }};
 }
 

@@ -92,11 +92,11 @@ def test_batch_commands_share_the_batch_flags(run_loom, media, tmp_path):
     for flag in ("-j,--jobs", "--overwrite", "-q,--quiet"):
         lines = {c: help_line(text, flag) for c, text in helps.items()}
         assert lines["convert"] and len(set(lines.values())) == 1, lines
-    # frames always stops at its first failed frame: no --fail-fast.
+    # frames stops at a video's first failed frame; --fail-fast stops a run of several videos.
     assert help_line(helps["convert"], "--fail-fast") == help_line(helps["audio"], "--fail-fast") is not None
-    assert help_line(helps["frames"], "--fail-fast") is None
+    assert help_line(helps["frames"], "--fail-fast") is not None
     video = media / "video" / "h265_video.mp4"
-    for bad in (["-j", "-1"], ["--jobs", "x"], ["--fail-fast"]):
+    for bad in (["-j", "-1"], ["--jobs", "x"], ["--skip-existing", "--overwrite"]):
         result = run_loom("frames", video, "-o", tmp_path / "out", *bad)
         assert result.returncode == 2, (bad, result.stderr)
     assert not (tmp_path / "out").exists()
@@ -977,7 +977,8 @@ def pyav_pts(path, stream):
 
 
 def written(folder):
-    return sorted(p.name for p in Path(folder).iterdir()) if Path(folder).exists() else []
+    """The frame files in `folder` (its frames.jsonl index aside)."""
+    return sorted(p.name for p in Path(folder).glob("frame_*")) if Path(folder).exists() else []
 
 
 def names(indices, ext="png"):

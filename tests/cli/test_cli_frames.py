@@ -1,7 +1,10 @@
 """`loom frames` on the corpus' rotated phone clips: --autorotate turns the frames as ffmpeg shows them
 (the ffmpeg CLI autorotates by default; the reference is its rgb24 output, within the 2 levels the
 decoder's pixel tests allow); without it the coded frames come back."""
+import json
+import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,3 +38,51 @@ def test_autorotate_resize_is_of_the_turned_frame(run_loom, media, tmp_path):
                       "--resize", "100", "--indices", "0", "-q")
     assert result.returncode == 0, result.stderr
     assert Image.open(tmp_path / "frame_000000.png").size == (100, 177)  # 320x568 shown, shorter side 100
+
+
+def ffprobe_frames(path):
+    """(pts, duration) in seconds of every frame of the first video stream, as ffprobe shows them."""
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                          "frame=pts_time,duration_time,pkt_duration_time", "-of", "json", str(path)],
+                         check=True, capture_output=True, text=True).stdout
+    frames = json.loads(out)["frames"]
+    return [(float(f["pts_time"]), float(f.get("duration_time", f.get("pkt_duration_time", "nan")))) for f in frames]
+
+
+def test_several_videos_and_folders_each_get_a_folder_and_an_index(run_loom, media, tmp_path):
+    videos = tmp_path / "videos"
+    (videos / "phone").mkdir(parents=True)
+    shutil.copy(media / "video/exo_video_1.mp4", videos / "phone")
+    shutil.copy(media / "video/h265_video.mp4", videos)
+    (videos / "notes.txt").write_text("not a video")
+    lone = media / "video/decord_video_90.mov"
+    out = tmp_path / "out"
+    result = run_loom("frames", videos, lone, "-o", out, "--num", "3", "-q", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["ok"] == 3
+    for src, folder in ((videos / "phone/exo_video_1.mp4", out / "phone/exo_video_1"),
+                        (videos / "h265_video.mp4", out / "h265_video"), (lone, out / "decord_video_90")):
+        lines = [json.loads(line) for line in (folder / "frames.jsonl").read_text().splitlines()]
+        assert len(lines) == 3
+        reference = ffprobe_frames(src)
+        for line in lines:
+            assert line["file"] == str(src)
+            assert Path(line["output"]) == folder / ("frame_%06d.png" % line["index"])
+            assert Path(line["output"]).is_file()
+            pts, duration = reference[line["index"]]
+            assert abs(line["pts"] - pts) < 1e-6
+            assert abs(line["duration"] - duration) < 1e-6
+    # A second run finds the folders: refused, or resumed with --skip-existing.
+    again = run_loom("frames", videos, lone, "-o", out, "--num", "3")
+    assert again.returncode == 1 and "already exists" in again.stderr
+    resumed = run_loom("frames", videos, lone, "-o", out, "--num", "3", "--skip-existing")
+    assert resumed.returncode == 0 and "3 skipped" in resumed.stderr
+
+
+def test_one_video_writes_its_index_beside_its_frames(run_loom, media, tmp_path):
+    src = media / "video/nasa_13013.mp4"
+    result = run_loom("frames", src, "-o", tmp_path, "--indices", "5,0,389", "-q")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in (tmp_path / "frames.jsonl").read_text().splitlines()]
+    assert [line["index"] for line in lines] == [0, 5, 389]
+    assert all(Path(line["output"]).parent == tmp_path for line in lines)

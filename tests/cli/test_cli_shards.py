@@ -407,10 +407,13 @@ def test_audio_and_frames_workers_cover_everything_once(run_loom, media, tmp_pat
         out = tmp_path / f"frames{i}"
         result = run_loom("frames", video, "-o", out, "--range", "0:7", "-q", "--shard-index", i, "--num-shards", "3")
         assert result.returncode == 0, result.stderr
-        part = {p.name: p.read_bytes() for p in out.iterdir()}
+        part = {p.name: p.read_bytes() for p in out.glob("frame_*")}
         assert not (part.keys() & frames.keys())
         frames.update(part)
-    assert frames == {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
+        # Each worker indexes its own part beside its frames.
+        index = (out / f"frames-{i}-of-3.jsonl").read_text().splitlines()
+        assert sorted(f"frame_{json.loads(line)['index']:06d}.png" for line in index) == sorted(part)
+    assert frames == {p.name: p.read_bytes() for p in (tmp_path / "one").glob("frame_*")}
 
 
 @pytest.mark.parametrize("args", [

@@ -107,7 +107,8 @@ class FfprobeInfo {
   // ffprobe shows its inputs: audio needs a sample rate and channels; then the most points of
   // disposition (1 unless for the hearing or visually impaired, +1 for default), then the higher bit
   // rate, then the lower index. (The rule's second key, how many frames probing decoded, is not shown
-  // by ffprobe; every corpus stream has some.) Video passes over cover art, as loom does. -1: none.
+  // by ffprobe; every corpus stream has some.) Video passes over cover art, as loom does; when no
+  // stream qualifies, the first of the type, as loom takes it. -1: none.
   int best(const std::string& type) const {
     int best = -1, best_points = -1;
     int64_t best_rate = -1;
@@ -129,7 +130,11 @@ class FfprobeInfo {
         best_rate = rate;
       }
     }
-    return best;
+    if (best >= 0) return best;
+    for (int i = 0; i < num_streams(); ++i) {  // none FFmpeg would pick: loom takes the first of the type
+      if (stream(i, "codec_type") == type && stream(i, "disposition.attached_pic") != "1") return i;
+    }
+    return -1;
   }
   // ffprobe's format_name is a comma-separated list ("mov,mp4,m4a,3gp,3g2,mj2").
   std::vector<std::string> format_names() const {

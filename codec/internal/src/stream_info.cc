@@ -77,8 +77,11 @@ int best_stream(const AVFormatContext& fmt, AVMediaType type) {
   // av_find_best_stream only reads the context (its parameter is not const for historical reasons).
   auto* ctx = const_cast<AVFormatContext*>(&fmt);
   const int best = av_find_best_stream(ctx, type, -1, -1, nullptr, 0);
-  if (best < 0) return -1;
-  if (type != AVMEDIA_TYPE_VIDEO || !(fmt.streams[best]->disposition & AV_DISPOSITION_ATTACHED_PIC)) return best;
+  if (best >= 0 && (type != AVMEDIA_TYPE_VIDEO || !(fmt.streams[best]->disposition & AV_DISPOSITION_ATTACHED_PIC))) {
+    return best;
+  }
+  // None FFmpeg would pick (an audio stream of 0 channels or 0 Hz, only cover art): the first of the
+  // type, so that the caller's error names what is wrong with it.
   for (unsigned i = 0; i < fmt.nb_streams; ++i) {
     const AVStream* s = fmt.streams[i];
     if (s->codecpar->codec_type == type && !(s->disposition & AV_DISPOSITION_ATTACHED_PIC)) return static_cast<int>(i);

@@ -20,7 +20,8 @@ ContainerInfo describe_container(const AVFormatContext& fmt);
 // The stream of `type` (video or audio) loom picks when none is asked for: FFmpeg's best stream
 // (av_find_best_stream, as TorchCodec picks it: the default disposition first, then the stream with
 // decoded frames, then the higher bit rate, then the lower index), passing over attached pictures
-// (cover art) for video. -1 when the input has none.
+// (cover art) for video; when FFmpeg picks none (an audio stream without channels or rate), the first
+// stream of the type. -1 when the input has none.
 int best_stream(const AVFormatContext& fmt, AVMediaType type);
 
 }  // namespace loom::ffmpeg
