@@ -60,8 +60,8 @@ struct FramesArgs {
 
 // Folder scanning: video file extensions.
 const std::vector<std::string>& video_extensions() {
-  static const std::vector<std::string> kExtensions = {".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi",
-                                                       ".3gp", ".ts",  ".mts", ".m2ts", ".mpg", ".mpeg",
+  static const std::vector<std::string> kExtensions = {".mp4", ".m4v", ".mov", ".mkv",  ".webm", ".avi",
+                                                       ".3gp", ".ts",  ".mts", ".m2ts", ".mpg",  ".mpeg",
                                                        ".wmv", ".flv", ".ogv", ".mxf",  ".y4m"};
   return kExtensions;
 }
@@ -393,8 +393,8 @@ fs::path index_path(const FramesArgs& args, const fs::path& folder, bool split_f
 // index order). Returns the first failure line, empty when every frame was written.
 std::string extract(VideoPlan& plan, const Output& output, const fs::path& index, int threads, Progress* progress) {
   // Frames per decode call: at most 64, and at most ~256 MB of RGB.
-  const size_t chunk = static_cast<size_t>(
-      std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(plan.frame_bytes, 1), 1, 64));
+  const size_t chunk =
+      static_cast<size_t>(std::clamp<uint64_t>((uint64_t{256} << 20) / std::max<uint64_t>(plan.frame_bytes, 1), 1, 64));
   std::string failure;
   std::string lines;
   for (size_t begin = 0; begin < plan.indices.size() && failure.empty(); begin += chunk) {
