@@ -25,8 +25,11 @@ def loom(request):
 
 @pytest.fixture(scope="session")
 def media(request):
+    """../shared/media; a test that needs it is skipped, saying so, when the folder is absent (a clone
+    elsewhere runs the rest of the suite on generated media)."""
     path = Path(request.config.getoption("--media"))
-    assert path.is_dir(), f"test media folder not found: {path}"
+    if not path.is_dir():
+        pytest.skip(f"needs the test media folder {path} (../shared/media; see scripts/fetch_media.sh)")
     return path
 
 
