@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# loom set-up: installs the Debian packages that the build, the tests and the parity checks need
-# (skipping those present), configures (Ninja, Release) and builds; then runs what was asked.
+# loom set-up: installs the Debian packages that are needed (skipping those present), configures
+# (Ninja, Release) and builds; then runs what was asked.
 #
-#   ./setup.sh          set up and build
+#   ./setup.sh          the library, the CLI and the Python package: their packages (PACKAGES), built
+#                       without the tests and benchmarks
 #   ./setup.sh demo     ... then run the demo (generated media, batch-preprocessed by the CLI)
-#   ./setup.sh test     ... then run the whole test suite: the clang-format check, the Release tests,
+#   ./setup.sh test     ... also the test tooling (TEST_PACKAGES: GoogleTest, clang, qemu and the arm64
+#                       cross packages, the reference tools and Python packages the parity tests
+#                       compare with), built with the tests and benchmarks; then the whole test suite:
+#                       the clang-format check, the Release tests,
 #                       the same tests under ASan + UBSan, the multi-threaded ones under TSan, the SIMD
 #                       kernels cross-built for aarch64 under qemu, and each fuzzer for a while
 #
@@ -23,24 +27,30 @@ PACKAGES=(
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev libfreetype-dev fonts-dejavu-core
   libsndfile1-dev libvorbis-dev libogg-dev libsox-dev libsoxr-dev libtbb-dev libarchive-dev
   libwebp-dev libgif-dev libavif-dev libheif-dev libtiff-dev
+  # the Python package (built against Debian's python3; pip fetches the pinned nanobind)
+  python3 python3-dev python3-venv python3-pip python3-numpy
+  # the demo's generated media (scripts/demo.sh)
+  ffmpeg sox imagemagick
+)
+TEST_PACKAGES=(
   # tests, sanitizers, fuzzers and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)
   g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libfmt-dev:arm64
-  # demo media and reference tools for the parity checks
-  ffmpeg sox imagemagick webp libavif-bin libheif-examples python3 python3-pytest python3-numpy python3-pil python3-opencv python3-matplotlib
+  # reference tools and Python packages of the parity checks
+  webp libavif-bin libheif-examples python3-pytest python3-pil python3-opencv python3-matplotlib
   python3-torch python3-torchvision python3-torchaudio python3-soundfile python3-av
-  # the Python package (built against Debian's python3) and its wheel test in a venv; libtorch for the
-  # C++ training sample (samples/train_libtorch.cc)
-  python3-dev python3-venv python3-pip libtorch-dev
+  # libtorch for the C++ training sample (samples/train_libtorch.cc)
+  libtorch-dev
 )
 
 # Pinned PyPI build tools for the Python package (pyproject.toml pins the same for pip install .).
 NANOBIND_VERSION=2.15.0
 
+# Installs the packages named as arguments that are not installed yet.
 install_packages() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -48,7 +58,9 @@ install_packages() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   # The :arm64 packages need the architecture enabled (multiarch) before the update.
-  dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
+  if [[ " ${missing[*]} " == *":arm64 "* ]]; then
+    dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
@@ -68,10 +80,14 @@ python_tools() {
   touch "$dir/nanobind-$NANOBIND_VERSION.installed"
 }
 
+# Builds; with "tests", the tests and benchmarks too.
 build() {
   python_tools
+  local with_tests=OFF
+  [ "${1:-}" = tests ] && with_tests=ON
   # shellcheck disable=SC2086
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLOOM_MEDIA_DIR="$MEDIA" \
+    -DLOOM_BUILD_TESTS=$with_tests -DLOOM_BUILD_BENCH=$with_tests \
     -DLOOM_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 -Dnanobind_DIR="$(realpath "$BUILD_DIR")/python-tools/nanobind/cmake" \
     ${CMAKE_ARGS:-} >/dev/null
   cmake --build "$BUILD_DIR"
@@ -112,12 +128,13 @@ run_tests() {
   scripts/fuzz.sh "${LOOM_FUZZ_SECONDS:-60}"
 }
 
-install_packages
-build
+case "${1:-build}" in
+  build | demo) install_packages "${PACKAGES[@]}" && build ;;
+  test) install_packages "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" && build tests ;;
+  *) echo "usage: $0 [build|demo|test]" >&2; exit 2 ;;
+esac
 register_python_package
 case "${1:-build}" in
-  build) ;;
   demo) scripts/demo.sh "$BUILD_DIR" ;;
   test) run_tests ;;
-  *) echo "usage: $0 [build|demo|test]" >&2; exit 2 ;;
 esac
