@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "loom/accel/cpu_features.h"
 #include "loom/accel/cuda.h"
-#include "loom_version.h"
+#include "loom/version.h"
 #include "suggest.h"
 
 namespace loom::cli {
@@ -22,7 +22,7 @@ std::string version_text() {
   for (const std::string& t : accel::simd_targets()) simd += (simd.empty() ? "" : " ") + t;
   const std::string cuda =
       accel::built_with_cuda() ? fmt::format("{} device(s)", accel::cuda_device_count()) : std::string("not built");
-  return fmt::format("loom {}\nSIMD targets: {}\nCUDA: {}", LOOM_VERSION, simd, cuda);
+  return fmt::format("loom {}\nSIMD targets: {}\nCUDA: {}", LOOM_VERSION_STRING, simd, cuda);
 }
 
 }  // namespace

@@ -1,4 +1,10 @@
-# Third-party dependencies, all from Debian 12 packages (setup.sh installs them).
+# Third-party dependencies, all from Debian 12 packages (setup.sh installs them). Also installed with a
+# static build and run by loomConfig.cmake, where loom_find_dependency is find_dependency.
+if(NOT COMMAND loom_find_dependency)
+  macro(loom_find_dependency)
+    find_package(${ARGV} REQUIRED)
+  endmacro()
+endif()
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFMPEG REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil libswscale libswresample)
 pkg_check_modules(PNG REQUIRED IMPORTED_TARGET libpng16)
@@ -7,7 +13,7 @@ pkg_check_modules(WEBP REQUIRED IMPORTED_TARGET libwebp libwebpdemux)  # WebP de
 pkg_check_modules(AVIF REQUIRED IMPORTED_TARGET libavif)              # AVIF decode (vision/)
 pkg_check_modules(HEIF REQUIRED IMPORTED_TARGET libheif)              # HEIC/HEIF decode (vision/)
 pkg_check_modules(TIFF REQUIRED IMPORTED_TARGET libtiff-4)            # TIFF decode (vision/)
-find_package(GIF REQUIRED)                                            # GIF decode (vision/), giflib
+loom_find_dependency(GIF)                                             # GIF decode (vision/), giflib
 pkg_check_modules(HWY REQUIRED IMPORTED_TARGET libhwy)
 pkg_check_modules(FREETYPE REQUIRED IMPORTED_TARGET freetype2)  # box labels (vision/src/font.cc)
 pkg_check_modules(SNDFILE REQUIRED IMPORTED_TARGET sndfile)      # WAV/FLAC/AIFF/OGG audio (audio/)
@@ -15,9 +21,9 @@ pkg_check_modules(VORBIS REQUIRED IMPORTED_TARGET vorbis ogg)  # Vorbis header p
 pkg_check_modules(SOX REQUIRED IMPORTED_TARGET sox)              # effects and the sox engine of resample (audio/)
 pkg_check_modules(SOXR REQUIRED IMPORTED_TARGET soxr)            # resample (audio/src/resample.cc)
 pkg_check_modules(ARCHIVE REQUIRED IMPORTED_TARGET libarchive)  # tar shards (loader/)
-find_package(TBB REQUIRED)                                       # the loader's pipeline (oneTBB)
-find_package(fmt REQUIRED)
-find_package(nlohmann_json REQUIRED)
+loom_find_dependency(TBB)                                        # the loader's pipeline (oneTBB)
+loom_find_dependency(fmt)
+loom_find_dependency(nlohmann_json)
 find_package(CLI11 CONFIG QUIET)
 if(NOT TARGET CLI11::CLI11)
   # Debian's libcli11-dev is header-only and ships a pkg-config file.
