@@ -5,6 +5,7 @@
 #pragma once
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
@@ -22,6 +23,11 @@ inline int worker_count(int jobs) {
 
 template <typename Fn>
 void parallel_for(size_t n, int threads, Fn&& fn) {
+  // More threads than cores (-j 8 on 2 cores) is what was asked: lift oneTBB's limit (one per core),
+  // which it would otherwise enforce with a warning on stderr, while this call runs.
+  const size_t limit = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+  const tbb::global_control allow(tbb::global_control::max_allowed_parallelism,
+                                  std::max(limit, static_cast<size_t>(std::max(threads, 1))));
   tbb::task_arena arena(std::max(threads, 1));
   arena.execute([&] {
     tbb::parallel_for(

@@ -437,3 +437,13 @@ def test_a_chain_that_lengthens_the_audio_passes_the_check_and_runs_per_file(run
     assert info.frames == sf.info(str(src)).frames + int(info.samplerate * 0.5 + 0.5)  # SoX rounds half up
     dry = run_loom("audio", src, "-o", tmp_path / "dry", "--effects", "pad 0 3600", "--dry-run")
     assert dry.returncode == 0 and not (tmp_path / "dry").exists(), dry.stderr
+
+
+def test_more_jobs_than_cores_run_without_warnings(run_loom, tmp_path):
+    """-j above the core count is honoured quietly (oneTBB would otherwise print a warning on stderr)."""
+    (tmp_path / "in").mkdir()
+    for k in range(6):
+        make_jpeg(tmp_path / "in" / f"{k}.jpg", 64, 48, seed=k)
+    result = run_loom("convert", tmp_path / "in", "-o", tmp_path / "out", "-j", 64)
+    assert result.returncode == 0
+    assert result.stderr.startswith("6 ok, 0 failed"), result.stderr
