@@ -16,7 +16,8 @@ int main() {
 
   loom::vision::WebpEncodeOptions lossless;
   lossless.lossless = true;
-  for (const std::vector<uint8_t>& bytes : {loom::vision::encode_png(image), loom::vision::encode_webp(image, lossless)}) {
+  for (const std::vector<uint8_t>& bytes :
+       {loom::vision::encode_png(image), loom::vision::encode_webp(image, lossless)}) {
     const loom::Tensor back = loom::vision::decode_image(loom::ByteSource::from_vector(bytes, "consumer"));
     if (back.nbytes() != image.nbytes() || std::memcmp(back.data(), image.data(), image.nbytes()) != 0) {
       std::fprintf(stderr, "a round trip changed the pixels\n");
