@@ -88,7 +88,7 @@ nb::object video_metadata(const video::StreamMetadata& m, int64_t num_frames) {
 
 void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stream_index,
                 const std::string& dimension_order, const std::string& seek_mode, int num_ffmpeg_threads,
-                const std::string& device) {
+                const std::string& device, bool apply_rotation) {
   check_cpu(device, "VideoDecoder");
   if (num_ffmpeg_threads < 0) throw nb::value_error("num_ffmpeg_threads must be >= 0 (0 lets FFmpeg choose)");
   video::DecoderOptions options;
@@ -96,6 +96,7 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
   options.dimension_order = dimension_order_from(dimension_order);
   options.seek_mode = seek_mode_from(seek_mode);
   options.num_threads = num_ffmpeg_threads;
+  options.apply_rotation = apply_rotation;
   MediaSource media = MediaSource::from_python(source, "VideoDecoder source");
   std::optional<video::VideoDecoder> decoder;
   {
@@ -110,8 +111,8 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
     destroy_without_gil(decoder);
     throw;
   }
-  new (self) VideoDecoderPy{std::move(media),   stream_index,       dimension_order,     seek_mode,
-                            num_ffmpeg_threads, std::move(decoder), std::move(metadata), {}};
+  new (self) VideoDecoderPy{std::move(media),  stream_index,       dimension_order,     seek_mode, num_ffmpeg_threads,
+                            apply_rotation, std::move(decoder), std::move(metadata), {}};
 }
 
 // i normalised to [0, n), or IndexError as TorchCodec raises.
@@ -172,6 +173,7 @@ nb::object reduce_video(const VideoDecoderPy& self) {
   options["dimension_order"] = self.dimension_order;
   options["seek_mode"] = self.seek_mode;
   options["num_ffmpeg_threads"] = self.num_ffmpeg_threads;
+  options["apply_rotation"] = self.apply_rotation;
   nb::object reopen = nb::module_::import_("loom.decoders").attr("_reopen_video_decoder");
   return nb::make_tuple(reopen, nb::make_tuple(self.source.to_python(), options));
 }
@@ -184,7 +186,9 @@ void bind_video_decoder(nb::module_& m) {
       "the decoder owns them). stream_index: None picks FFmpeg's best video stream. dimension_order:\n"
       "'NCHW' (default) or 'NHWC'. seek_mode: 'exact' (default; scans the packets at open: indices and\n"
       "times are right for any file) or 'approximate' (trusts the header). num_ffmpeg_threads: FFmpeg's\n"
-      "decoding threads (0 lets FFmpeg choose; default 1, as TorchCodec). device: 'cpu' only.\n\n"
+      "decoding threads (0 lets FFmpeg choose; default 1, as TorchCodec). device: 'cpu' only.\n"
+      "apply_rotation (loom only): turn frames as the display matrix says (phone clips), as ffmpeg shows\n"
+      "them; metadata keeps the coded size.\n\n"
       "Frames are uint8 RGB (libswscale, bilinear, with each frame's colour matrix and range, as the ffmpeg\n"
       "CLI converts). Indexing takes ints (negative from the end) and slices and returns tensors; the\n"
       "get_* methods return Frame / FrameBatch with pts_seconds and duration_seconds. An index or time\n"
@@ -193,7 +197,8 @@ void bind_video_decoder(nb::module_& m) {
       "forked child may keep using a decoder with num_ffmpeg_threads=1; FFmpeg's decoding threads (any\n"
       "other value) do not survive fork(), so pickle such a decoder to the child instead.")
       .def("__init__", &open_video, "source"_a, nb::kw_only(), "stream_index"_a = nb::none(),
-           "dimension_order"_a = "NCHW", "seek_mode"_a = "exact", "num_ffmpeg_threads"_a = 1, "device"_a = "cpu")
+           "dimension_order"_a = "NCHW", "seek_mode"_a = "exact", "num_ffmpeg_threads"_a = 1, "device"_a = "cpu",
+           "apply_rotation"_a = false)
       .def_prop_ro(
           "metadata", [](const VideoDecoderPy& self) { return self.metadata; },
           "VideoStreamMetadata of the decoded stream.")

@@ -52,6 +52,7 @@ struct VideoDecoderPy {
   std::string dimension_order;  // "NCHW" or "NHWC"
   std::string seek_mode;        // "exact" or "approximate"
   int num_ffmpeg_threads = 1;
+  bool apply_rotation = false;  // loom only: DecoderOptions::apply_rotation
   std::optional<video::VideoDecoder> decoder;
   nb::object metadata;  // loom._media_types.VideoStreamMetadata, built at open
   std::mutex busy;

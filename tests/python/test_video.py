@@ -453,3 +453,16 @@ def test_video_encoder_errors(tmp_path):
     with pytest.raises(loom.InvalidInputError):
         VideoEncoder(frames, frame_rate=30).to_file(tmp_path / "clip.mp4", extra_options={"no_such_option": "1"})
     assert not (tmp_path / "clip.mp4").exists()
+
+
+def test_apply_rotation_turns_phone_clips_and_pickles(media):
+    """loom's apply_rotation: a -90 degree clip comes back turned a quarter (its pixels are checked
+    against ffmpeg's autorotate in tests/video/rotation_test.cc), and the option survives pickling."""
+    path = media / "video/decord_video_90.mov"
+    coded = VideoDecoder(path)
+    upright = VideoDecoder(path, apply_rotation=True)
+    assert tuple(coded[0].shape) == (3, 320, 568)
+    assert tuple(upright[0].shape) == (3, 568, 320)
+    assert upright.metadata.width == coded.metadata.width  # metadata keeps the coded size
+    again = pickle.loads(pickle.dumps(upright))
+    assert torch.equal(again[0], upright[0])
