@@ -111,8 +111,8 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
     destroy_without_gil(decoder);
     throw;
   }
-  new (self) VideoDecoderPy{std::move(media),  stream_index,       dimension_order,     seek_mode, num_ffmpeg_threads,
-                            apply_rotation, std::move(decoder), std::move(metadata), {}};
+  new (self) VideoDecoderPy{std::move(media), stream_index,       dimension_order,     seek_mode, num_ffmpeg_threads,
+                            apply_rotation,   std::move(decoder), std::move(metadata), {}};
 }
 
 // i normalised to [0, n), or IndexError as TorchCodec raises.
