@@ -2,7 +2,9 @@
 (the ffmpeg CLI autorotates by default; the reference is its rgb24 output, within the 2 levels the
 decoder's pixel tests allow); without it the coded frames come back."""
 import json
+import math
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -86,3 +88,31 @@ def test_one_video_writes_its_index_beside_its_frames(run_loom, media, tmp_path)
     lines = [json.loads(line) for line in (tmp_path / "frames.jsonl").read_text().splitlines()]
     assert [line["index"] for line in lines] == [0, 5, 389]
     assert all(Path(line["output"]).parent == tmp_path for line in lines)
+
+
+def with_display_rotation(src, dst, degrees):
+    """`src` (an MP4) with its video track's display matrix set to turn it `degrees` counter-clockwise
+    (the tkhd matrix, as phones write it; Debian's ffmpeg 5.1 has no option to write one)."""
+    data = bytearray(src.read_bytes())
+    at = data.find(b"tkhd")
+    fields = 8 + 8 + 4 + 4 + 8 if data[at + 4] == 1 else 4 + 4 + 4 + 4 + 4  # times, track id, duration
+    matrix = at + 4 + 4 + fields + 8 + 2 + 2 + 2 + 2
+    cos, sin = round(math.cos(math.radians(degrees))), round(math.sin(math.radians(degrees)))
+    struct.pack_into(">9i", data, matrix, cos << 16, -sin << 16, 0, sin << 16, cos << 16, 0, 0, 0, 1 << 30)
+    dst.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("degrees", [90, 180, 270])
+def test_autorotate_of_generated_clips_equals_ffmpeg(run_loom, tmp_path, degrees):
+    plain = tmp_path / "plain.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.5",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", str(plain)], check=True)
+    clip = tmp_path / f"turned{degrees}.mp4"
+    with_display_rotation(plain, clip, degrees)
+    result = run_loom("frames", clip, "-o", tmp_path / "out", "--autorotate", "-q")
+    assert result.returncode == 0, result.stderr
+    got = np.stack([np.asarray(Image.open(p)) for p in sorted((tmp_path / "out").glob("*.png"))])
+    width, height = (48, 64) if degrees != 180 else (64, 48)
+    ref = ffmpeg_frames(clip, width, height)
+    assert got.shape == ref.shape
+    assert np.abs(got.astype(int) - ref).max() <= 2
