@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageOps
 from test_image_parity import reference_unchanged as pillow_unchanged  # ImageReadMode.UNCHANGED
 
 # Corpus files loom must read, by the reference each is compared with.
@@ -305,3 +305,24 @@ def test_lossless_needs_webp_output(run_loom, generated, tmp_path):
     assert result.returncode == 2
     assert "--lossless: applies to WebP output, not png" in result.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_tiff_and_webp_orientation_on_request(run_loom, tmp_path):
+    """Orientation 6 in a TIFF's own tag and in a WebP's EXIF chunk: the stored pixels by default, turned
+    upright with --exif-orientation. The references: the written pixels themselves; for WebP Pillow's
+    ImageOps.exif_transpose; for TIFF Pillow's decode, which (through libtiff) turns TIFFs upright as it
+    loads them."""
+    stored = gradient(30, 40, 3)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(stored).save(tmp_path / "turned.tif", tiffinfo={0x0112: 6})
+    Image.fromarray(stored).save(tmp_path / "turned.webp", lossless=True, exif=exif.tobytes())
+    with Image.open(tmp_path / "turned.webp") as im:
+        upright_webp = np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
+    with Image.open(tmp_path / "turned.tif") as im:
+        upright_tiff = np.asarray(im.convert("RGB"))
+    assert upright_webp.shape == upright_tiff.shape == (40, 30, 3)
+    for name, upright in (("turned.tif", upright_tiff), ("turned.webp", upright_webp)):
+        assert_same(loom_png(run_loom, tmp_path / name, tmp_path / "stored" / name.replace(".", "_")), stored, name)
+        got = loom_png(run_loom, tmp_path / name, tmp_path / "upright" / name.replace(".", "_"), "--exif-orientation")
+        assert_same(got, upright, name + " upright")
