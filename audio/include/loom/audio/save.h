@@ -51,7 +51,9 @@ struct SaveOptions {
 // MP3, Opus and AAC take float samples (integers are scaled to [-1, 1) as above) at a rate the encoder
 // supports: an input rate it does not take is resampled (swresample) to the lowest supported rate above
 // it, else to its highest (Opus: 8, 12, 16, 24 or 48 kHz, so 44100 Hz is stored at 48000 Hz; MP3: 8 ..
-// 48 kHz), and the file's rate (what load returns) is that one. They have at most 64 channels.
+// 48 kHz), and the file's rate (what load returns) is that one, except for Opus, whose files always
+// decode at 48000 Hz (the codec's own rate; the encoder ran at the chosen one). They have at most 64
+// channels.
 // Throws loom::Error naming the path: kInvalidInput for bad arguments (no samples, 0 channels, a rate
 // <= 0, a dtype or device that cannot be written, an encoding/bits/format combination libsndfile
 // refuses, a bit rate or compression out of range or given for a format that has none), kUnsupported when
