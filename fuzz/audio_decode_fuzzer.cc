@@ -30,6 +30,8 @@ loom::Limits fuzz_limits() {
 
 }  // namespace
 
+[[maybe_unused]] const bool kFfmpegCapped = loom::fuzz::cap_ffmpeg_allocations();
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace loom;
   const uint8_t knobs = size > 0 ? data[size - 1] : 0;
