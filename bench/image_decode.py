@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Single-thread JPEG and PNG decode: loom vs Pillow vs OpenCV, on the same bytes, in the same run.
+"""Single-thread image decode: loom vs Pillow vs OpenCV, on the same bytes, in the same run.
 
 Run with Debian's Python: /usr/bin/python3 (python3-pil 9.4, python3-opencv 4.6, python3-numpy).
 
@@ -12,7 +12,10 @@ Inputs, in groups:
              JPEGs (smooth pattern plus noise, quality 90, 4:2:0), deleted afterwards
   png        every file of <media>/images/png
   png-large  one generated 1920x1080 RGB PNG (zlib level 6)
-Files that Pillow cannot open or that loom rejects are skipped (and listed).
+  other      every file of <media>/images/other: WebP (still and animated: the first frame), GIF, TIFF
+             and BMP (Debian's Pillow 9.4 reads neither AVIF nor HEIF, so those are skipped)
+--groups picks some of them (default: all). Files that Pillow cannot open or that loom rejects are
+skipped (and listed).
 
 What is timed, per file, with the encoded bytes already in memory: after --warmup seconds of untimed
 calls (the first decodes of a large image into fresh memory pay page faults; this measures the
@@ -57,16 +60,26 @@ def parse_args():
     p.add_argument("--min-time", type=float, default=0.2, help="seconds of repetitions per file, tool and round")
     p.add_argument("--rounds", type=int, default=3, help="rounds per file; the best median of each tool counts")
     p.add_argument("--warmup", type=float, default=0.5, help="seconds of untimed decodes before timing")
+    p.add_argument("--groups", default="jpeg,jpeg-large,png,png-large,other",
+                   help="comma-separated groups to run (default: %(default)s)")
     return p.parse_args()
 
 
-def list_inputs(media, tmp):
-    """[(group, path)] of the shared JPEG/PNG files and the generated large ones."""
-    inputs = [("jpeg", p) for p in sorted(glob.glob(os.path.join(media, "images", "jpeg", "*")))]
-    large = benchlib.write_test_jpegs(tmp, LARGE_JPEG_SIZES, quality=90)
-    inputs += [("jpeg-large", p) for p in large]
-    inputs += [("png", p) for p in sorted(glob.glob(os.path.join(media, "images", "png", "*")))]
-    inputs.append(("png-large", benchlib.write_test_png(os.path.join(tmp, "gen_1920x1080.png"), 1920, 1080)))
+def list_inputs(media, tmp, groups):
+    """[(group, path)] of the shared files and the generated large ones, for the groups asked for."""
+    def shared(folder):
+        return sorted(glob.glob(os.path.join(media, "images", folder, "*")))
+    inputs = []
+    if "jpeg" in groups:
+        inputs += [("jpeg", p) for p in shared("jpeg")]
+    if "jpeg-large" in groups:
+        inputs += [("jpeg-large", p) for p in benchlib.write_test_jpegs(tmp, LARGE_JPEG_SIZES, quality=90)]
+    if "png" in groups:
+        inputs += [("png", p) for p in shared("png")]
+    if "png-large" in groups:
+        inputs.append(("png-large", benchlib.write_test_png(os.path.join(tmp, "gen_1920x1080.png"), 1920, 1080)))
+    if "other" in groups:
+        inputs += [("other", p) for p in shared("other")]
     return inputs
 
 
@@ -210,10 +223,10 @@ def main():
     warnings.simplefilter("ignore")  # Pillow's warnings about odd test files
     results, skipped = [], []
     with tempfile.TemporaryDirectory(prefix="loom-bench-decode-") as tmp:
-        for group, path in list_inputs(args.media, tmp):
+        for group, path in list_inputs(args.media, tmp, set(args.groups.split(","))):
             outcome = bench_one(args.loom_bench, group, path, args)
             if isinstance(outcome, str):
-                skipped.append((os.path.relpath(path, args.media) if group in ("jpeg", "png") else path, outcome))
+                skipped.append((os.path.relpath(path, args.media) if group in ("jpeg", "png", "other") else path, outcome))
             else:
                 results.append(outcome)
                 print(f"  {group}/{outcome['file']}", file=sys.stderr)
