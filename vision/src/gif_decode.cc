@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "image_codecs.h"
 #include "loom/codec/error.h"
@@ -215,12 +216,14 @@ class Compositor {
     }
   }
 
-  // The canvas, RGBA, whose kUnchanged read gives `unchanged` channels.
+  // The canvas, RGBA, whose kUnchanged read gives `unchanged` channels: a copy, or (take) the canvas
+  // itself, after which the compositor holds nothing.
   WholeImage image(int unchanged) const {
-    WholeImage out;
-    out.allocate(width_, height_, 4, false);
-    out.samples = rgba_;
-    out.unchanged = unchanged;
+    WholeImage out{width_, height_, 4, unchanged, false, rgba_};
+    return out;
+  }
+  WholeImage take(int unchanged) && {
+    WholeImage out{width_, height_, 4, unchanged, false, std::move(rgba_)};
     return out;
   }
 
@@ -329,7 +332,7 @@ Tensor decode_gif(const ByteSource& src, const DecodeOptions& options, bool all_
   ++frames;
   Compositor canvas(width, height, *first, reader.gif()->SBackGroundColor);
   const int channels = unchanged_channels(*first);
-  if (!all_frames) return finish_image(canvas.image(channels), options, 1, src.name());
+  if (!all_frames) return finish_image(std::move(canvas).take(channels), options, 1, src.name());
   std::vector<WholeImage> images;
   images.push_back(canvas.image(channels));
   while (std::optional<Frame> f = reader.next(true, check)) {
