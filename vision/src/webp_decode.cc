@@ -4,6 +4,7 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 
+#include <cstring>
 #include <memory>
 
 #include "exif.h"
@@ -116,11 +117,11 @@ std::vector<WholeImage> decode_animation(const ByteSource& src, const Header& h,
       throw Error(ErrorCode::kInvalidInput, src.name(),
                   fmt::format("WebP: frame {} of {} is corrupt or truncated", i + 1, info.frame_count));
     }
+    // The RGBA canvas as it is; finish_image drops the alpha of an animation without one.
     WholeImage& frame = frames.emplace_back();
-    frame.allocate(width, height, channels, false);
-    for (size_t p = 0, n = static_cast<size_t>(width) * height; p < n; ++p) {
-      for (int c = 0; c < channels; ++c) frame.samples[p * channels + c] = canvas[p * 4 + c];
-    }
+    frame.allocate(width, height, 4, false);
+    frame.unchanged = channels;
+    std::memcpy(frame.samples.data(), canvas, frame.samples.size());
   }
   return frames;
 }
