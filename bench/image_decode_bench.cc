@@ -1,7 +1,7 @@
 // loom_bench_image_decode: single-thread decode time of JPEG/PNG files with loom::vision.
 //
 // Usage: loom_bench_image_decode [--min-time S] [--warmup S] [--mode rgb|unchanged]
-//                                [--layout hwc|chw|both] [--min-size WxH] FILE...
+//                                [--layout hwc|chw|both] [--min-size WxH] [--into] FILE...
 //
 // For each file the bytes are read into memory once; decode_image then runs from that buffer, first
 // in HWC and then in CHW layout. Untimed decodes come first for --warmup seconds (default 0.5: the
@@ -14,7 +14,8 @@
 // or {"file": ..., "error": ...} when the file cannot be read or loom rejects it. --mode rgb (the
 // default) decodes to 3 channels, what Pillow's convert('RGB') and OpenCV's IMREAD_COLOR give;
 // 16-bit PNGs then decode to uint8 too. --min-size passes the JPEG DCT-scaling hint
-// (DecodeOptions::min_width/min_height).
+// (DecodeOptions::min_width/min_height). --into decodes with decode_image_into into one output tensor
+// per layout, allocated before the timing and reused by every call (what tjbench does).
 // Exit status: 0 when every file decoded, 1 when any did not, 2 for bad arguments.
 #include <fmt/format.h>
 
@@ -42,6 +43,7 @@ struct Args {
   bool hwc = true, chw = true;  // layouts to time
   loom::vision::ImageReadMode mode = loom::vision::ImageReadMode::kRGB;
   int min_width = 0, min_height = 0;
+  bool into = false;  // decode_image_into a reused tensor
   std::vector<std::string> files;
 };
 
@@ -67,19 +69,25 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-double seconds_of_one_decode(const loom::ByteSource& src, const loom::vision::DecodeOptions& opt) {
+// One decode: into `into` when it is defined (decode_image_into), else a new tensor (decode_image).
+double seconds_of_one_decode(const loom::ByteSource& src, const loom::vision::DecodeOptions& opt,
+                             const loom::Tensor& into) {
   const auto t0 = Clock::now();
-  const loom::Tensor image = loom::vision::decode_image(src, opt);
-  const auto t1 = Clock::now();
-  if (image.numel() == 0) throw loom::Error(loom::ErrorCode::kInternal, src.name(), "empty decode");
-  return std::chrono::duration<double>(t1 - t0).count();
+  if (into.defined()) {
+    loom::vision::decode_image_into(src, into, opt);
+  } else {
+    const loom::Tensor image = loom::vision::decode_image(src, opt);
+    if (image.numel() == 0) throw loom::Error(loom::ErrorCode::kInternal, src.name(), "empty decode");
+  }
+  return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
 // Decodes for `seconds` (at least twice) so that the timed calls find the allocator and the page
 // tables in their steady state: the first decodes of a large image into fresh memory are slower.
-void warm_up(const loom::ByteSource& src, const loom::vision::DecodeOptions& opt, double seconds) {
+void warm_up(const loom::ByteSource& src, const loom::vision::DecodeOptions& opt, const loom::Tensor& into,
+             double seconds) {
   double spent = 0;
-  for (int i = 0; i < 2 || spent < seconds; ++i) spent += seconds_of_one_decode(src, opt);
+  for (int i = 0; i < 2 || spent < seconds; ++i) spent += seconds_of_one_decode(src, opt, into);
 }
 
 double median(std::vector<double> v) {
@@ -88,9 +96,10 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double median_seconds(const loom::ByteSource& src, const loom::vision::DecodeOptions& opt, int reps) {
+double median_seconds(const loom::ByteSource& src, const loom::vision::DecodeOptions& opt, const loom::Tensor& into,
+                      int reps) {
   std::vector<double> times(static_cast<size_t>(reps));
-  for (double& t : times) t = seconds_of_one_decode(src, opt);
+  for (double& t : times) t = seconds_of_one_decode(src, opt, into);
   return median(std::move(times));
 }
 
@@ -106,15 +115,20 @@ std::string bench_file(const std::string& path, const Args& args) {
   opt.layout = loom::Layout::kHWC;
 
   const loom::Tensor first = loom::vision::decode_image(src, opt);  // throws for rejected files
-  warm_up(src, opt, args.warmup);
-  const double estimate = std::max(seconds_of_one_decode(src, opt), 1e-7);
+  const auto output_for = [&](const loom::vision::DecodeOptions& o) {
+    return args.into ? loom::vision::decode_image(src, o) : loom::Tensor();
+  };
+  loom::Tensor into = output_for(opt);
+  warm_up(src, opt, into, args.warmup);
+  const double estimate = std::max(seconds_of_one_decode(src, opt, into), 1e-7);
   const int reps = static_cast<int>(std::clamp(std::ceil(args.min_time / estimate), 5.0, 100000.0));
   std::string times;
-  if (args.hwc) times += fmt::format(R"(, "hwc_s": {:.9f})", median_seconds(src, opt, reps));
+  if (args.hwc) times += fmt::format(R"(, "hwc_s": {:.9f})", median_seconds(src, opt, into, reps));
   if (args.chw) {
     opt.layout = loom::Layout::kCHW;
-    warm_up(src, opt, args.hwc ? args.warmup / 5 : args.warmup);
-    times += fmt::format(R"(, "chw_s": {:.9f})", median_seconds(src, opt, reps));
+    into = output_for(opt);
+    warm_up(src, opt, into, args.hwc ? args.warmup / 5 : args.warmup);
+    times += fmt::format(R"(, "chw_s": {:.9f})", median_seconds(src, opt, into, reps));
   }
   return fmt::format(R"({{"file": {}, "bytes": {}, "width": {}, "height": {}, "channels": {}, "reps": {}{}}})",
                      json_string(path), bytes.size(), first.size(1), first.size(0), first.size(2), reps, times);
@@ -123,7 +137,7 @@ std::string bench_file(const std::string& path, const Args& args) {
 int usage(const std::string& why) {
   fmt::print(stderr,
              "{}\nusage: loom_bench_image_decode [--min-time S] [--warmup S] [--mode rgb|unchanged]\n"
-             "                               [--layout hwc|chw|both] [--min-size WxH] FILE...\n",
+             "                               [--layout hwc|chw|both] [--min-size WxH] [--into] FILE...\n",
              why);
   return 2;
 }
@@ -153,6 +167,8 @@ std::string parse_args(int argc, char** argv, Args* args) {
         if (x == std::string::npos) return "--min-size must be WxH";
         args->min_width = std::stoi(s.substr(0, x));
         args->min_height = std::stoi(s.substr(x + 1));
+      } else if (a == "--into") {
+        args->into = true;
       } else if (a.starts_with("--")) {
         return "unknown or incomplete option " + a;
       } else {

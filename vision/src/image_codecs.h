@@ -8,6 +8,11 @@ namespace loom::vision {
 // Throws Error(kLimitExceeded) when `src` is larger than limits.max_bytes. Every decoder calls it first.
 void check_input_size(const ByteSource& src, const Limits& limits);
 
+// JPEG and PNG decode into `into` when it is given, contiguous and the output is not turned for
+// orientation (see decode_image_into); otherwise into a new tensor. They return the tensor written.
+Tensor decode_jpeg_to(const ByteSource& src, const DecodeOptions& options, const Tensor* into);
+Tensor decode_png_to(const ByteSource& src, const DecodeOptions& options, const Tensor* into);
+
 ImageInfo jpeg_info(const ByteSource& src, const Limits& limits);
 ImageInfo png_info(const ByteSource& src, const Limits& limits);
 ImageInfo webp_info(const ByteSource& src, const Limits& limits);

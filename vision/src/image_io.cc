@@ -7,6 +7,7 @@
 #include "image_codecs.h"
 #include "loom/codec/atomic_file.h"
 #include "loom/codec/error.h"
+#include "pixel_rows.h"
 #include "whole_image.h"
 
 namespace loom::vision {
@@ -99,6 +100,22 @@ ImageInfo read_image_info(const ByteSource& src, const Limits& limits) {
 
 Tensor decode_image(const ByteSource& src, const DecodeOptions& options) {
   return codec_for(src).decode(src, options);
+}
+
+void decode_image_into(const ByteSource& src, const Tensor& out, const DecodeOptions& options) {
+  if (!out.defined() || !out.device().is_cpu()) {
+    throw Error(ErrorCode::kInvalidInput, src.name(), "decode_image_into needs a defined CPU output tensor");
+  }
+  const Format format = sniff_image(src);
+  Tensor image;
+  if (format == Format::kJpeg) {
+    image = decode_jpeg_to(src, options, &out);
+  } else if (format == Format::kPng) {
+    image = decode_png_to(src, options, &out);
+  } else {
+    image = codec_for(src).decode(src, options);
+  }
+  store_into(out, image, src.name());
 }
 
 Tensor decode_image_frames(const ByteSource& src, const DecodeOptions& options) {

@@ -92,7 +92,7 @@ ImageInfo jpeg_info(const ByteSource& src, const Limits& limits) {
   return info;
 }
 
-Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
+Tensor decode_jpeg_to(const ByteSource& src, const DecodeOptions& opt, const Tensor* into) {
   JpegDecompressor d;
   jpeg_decompress_struct& cinfo = d.cinfo;
   read_header(d, src, opt.limits, opt.apply_exif_orientation);
@@ -132,7 +132,8 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
     crop_h = static_cast<JDIMENSION>(area.height);
   }
   const int out_w = static_cast<int>(crop_w), out_h = static_cast<int>(crop_h);
-  Tensor out = Tensor::empty(image_shape(opt.layout, out_h, out_w, channels), DType::kUInt8);
+  Tensor out = output_tensor(orientation == 1 ? into : nullptr, image_shape(opt.layout, out_h, out_w, channels),
+                             DType::kUInt8, src.name());
   if (!guarded(d.err, [&] {
         jpeg_start_decompress(&cinfo);
         if (crop_w != cinfo.output_width) {
@@ -182,6 +183,10 @@ Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
   });
   if (!ok) fail(src, d.err);
   return apply_orientation(out, opt.layout, orientation);
+}
+
+Tensor decode_jpeg(const ByteSource& src, const DecodeOptions& opt) {
+  return decode_jpeg_to(src, opt, nullptr);
 }
 
 }  // namespace loom::vision

@@ -1,7 +1,11 @@
 #include "pixel_rows.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
@@ -11,6 +15,33 @@ namespace loom::vision {
 std::vector<int64_t> image_shape(Layout layout, int64_t height, int64_t width, int64_t channels) {
   if (layout == Layout::kHWC) return {height, width, channels};
   return {channels, height, width};
+}
+
+namespace {
+
+std::string shape_text(std::span<const int64_t> shape, DType dtype) {
+  return fmt::format("{} {}", fmt::join(shape, "x"), to_string(dtype));
+}
+
+void check_fits(const Tensor& into, std::span<const int64_t> shape, DType dtype, std::string_view input) {
+  if (std::ranges::equal(into.shape(), shape) && into.dtype() == dtype) return;
+  throw Error(ErrorCode::kInvalidInput, std::string(input),
+              fmt::format("the image decodes to {}, the output tensor is {}", shape_text(shape, dtype),
+                          shape_text(into.shape(), into.dtype())));
+}
+
+}  // namespace
+
+Tensor output_tensor(const Tensor* into, std::span<const int64_t> shape, DType dtype, std::string_view input) {
+  if (into == nullptr) return Tensor::empty(shape, dtype);
+  check_fits(*into, shape, dtype, input);
+  return into->is_contiguous() ? *into : Tensor::empty(shape, dtype);
+}
+
+void store_into(const Tensor& into, const Tensor& image, std::string_view input) {
+  check_fits(into, image.shape(), image.dtype(), input);
+  if (image.data() == into.data() && std::ranges::equal(image.strides(), into.strides())) return;
+  into.copy_from(image);
 }
 
 template <typename T>

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "loom/codec/tensor.h"
@@ -16,6 +18,14 @@ namespace loom::vision {
 
 // Shape of an image tensor in `layout` with the given size.
 std::vector<int64_t> image_shape(Layout layout, int64_t height, int64_t width, int64_t channels);
+
+// The tensor a decoder writes an image of `shape` and `dtype` into: `*into` (decode_image_into's
+// output) when `into` is given and contiguous, else a new contiguous tensor. Throws
+// Error(kInvalidInput) naming `input` when `*into` has another shape or dtype.
+Tensor output_tensor(const Tensor* into, std::span<const int64_t> shape, DType dtype, std::string_view input);
+// Stores a decoded `image` in `into` (same shape and dtype, checked as above): a copy, unless the
+// decoder wrote `into` itself.
+void store_into(const Tensor& into, const Tensor& image, std::string_view input);
 
 template <typename T>
 class RowSink {

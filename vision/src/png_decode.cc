@@ -108,11 +108,11 @@ void set_transforms(png_structp png, const Header& h, int channels, bool to_uint
 
 template <typename T>
 Tensor read_pixels(PngReader& r, const ByteSource& src, const Header& h, const DecodeOptions& opt, int channels,
-                   int passes, DType dtype) {
+                   int passes, DType dtype, const Tensor* into) {
   const int width = static_cast<int>(h.width), height = static_cast<int>(h.height);
   const Rect area = opt.crop ? clip_crop(*opt.crop, width, height, src.name()) : Rect{0, 0, width, height};
   const int x0 = area.x, y0 = area.y, out_w = area.width, out_h = area.height;
-  Tensor out = Tensor::empty(image_shape(opt.layout, out_h, out_w, channels), dtype);
+  Tensor out = output_tensor(into, image_shape(opt.layout, out_h, out_w, channels), dtype, src.name());
   const RowSink<T> sink(out, opt.layout, out_h, out_w, channels);
   const bool full = out_w == width && out_h == height;
   const size_t row_samples = static_cast<size_t>(width) * channels;
@@ -167,7 +167,7 @@ ImageInfo png_info(const ByteSource& src, const Limits& limits) {
   return info;
 }
 
-Tensor decode_png(const ByteSource& src, const DecodeOptions& opt) {
+Tensor decode_png_to(const ByteSource& src, const DecodeOptions& opt, const Tensor* into) {
   PngReadCursor cursor{src.data(), src.size()};
   PngReader r(cursor);
   const Header h = open(r, src, opt.limits);
@@ -184,9 +184,16 @@ Tensor decode_png(const ByteSource& src, const DecodeOptions& opt) {
   if (static_cast<int>(png_get_channels(r.png, r.info)) != channels) {
     throw Error(ErrorCode::kInternal, src.name(), "PNG transforms gave an unexpected channel count");
   }
-  Tensor out = wide ? read_pixels<uint16_t>(r, src, h, opt, channels, passes, DType::kUInt16)
-                    : read_pixels<uint8_t>(r, src, h, opt, channels, passes, DType::kUInt8);
-  return opt.apply_exif_orientation ? apply_orientation(out, opt.layout, orientation_of(r)) : out;
+  // Read before the pixels: an eXIf chunk after IDAT does not count (as in png_info).
+  const int orientation = opt.apply_exif_orientation ? orientation_of(r) : 1;
+  const Tensor* direct = orientation == 1 ? into : nullptr;
+  Tensor out = wide ? read_pixels<uint16_t>(r, src, h, opt, channels, passes, DType::kUInt16, direct)
+                    : read_pixels<uint8_t>(r, src, h, opt, channels, passes, DType::kUInt8, direct);
+  return apply_orientation(out, opt.layout, orientation);
+}
+
+Tensor decode_png(const ByteSource& src, const DecodeOptions& opt) {
+  return decode_png_to(src, opt, nullptr);
 }
 
 }  // namespace loom::vision

@@ -98,6 +98,15 @@ Tensor decode_image(const ByteSource& source, const DecodeOptions& options = {})
 Tensor decode_image_frames(const ByteSource& source, const DecodeOptions& options = {});
 Tensor decode_jpeg(const ByteSource& source, const DecodeOptions& options = {});
 Tensor decode_png(const ByteSource& source, const DecodeOptions& options = {});
+// Decodes like decode_image into `out`, a CPU tensor the caller owns and may reuse call after call
+// (a slice of a batch, a buffer kept between decodes), so that no output memory is allocated or
+// faulted in. `out` must have the shape and dtype decode_image would return for these options (so the
+// caller knows the image's size: read_image_info, or a dataset of one size); any strides. JPEG and PNG
+// write their rows straight into a contiguous `out` when no orientation turn is asked for; the other
+// formats, and those cases, decode as decode_image does and copy. Throws like decode_image, and
+// Error(kInvalidInput) naming the input and both shapes when `out` does not fit (a JPEG or PNG finds
+// that before decoding). On an error `out` may be partly written.
+void decode_image_into(const ByteSource& source, const Tensor& out, const DecodeOptions& options = {});
 // ByteSource::from_file(path) then decode_image.
 Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options = {});
 Tensor read_image_frames(const std::filesystem::path& path, const DecodeOptions& options = {});
