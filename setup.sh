@@ -37,8 +37,8 @@ TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   # aarch64 cross-check of the SIMD kernels under qemu (scripts/cross_neon.sh)
   g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libfmt-dev:arm64
-  # reference tools and Python packages of the parity checks
-  webp libavif-bin libheif-examples python3-pytest python3-pil python3-opencv python3-matplotlib
+  # reference tools and Python packages of the parity checks (and tjbench for bench/jpeg_tjbench.py)
+  webp libavif-bin libheif-examples libjpeg-turbo-progs python3-pytest python3-pil python3-opencv python3-matplotlib
   python3-torch python3-torchvision python3-torchaudio python3-soundfile python3-av
   # libtorch for the C++ training sample (samples/train_libtorch.cc)
   libtorch-dev
