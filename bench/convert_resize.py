@@ -21,7 +21,8 @@ side becomes int(256 * long / short)) with an antialiased bilinear filter, encod
                    like loom's, its time includes starting the interpreter and importing Pillow
   Pillow no draft  the same without draft(): full-size decode, for context
   loom all cores   loom convert with -j 0 (every core), for context
-loom's time includes starting the process; its start-up alone (best of 5 `loom --version`) is
+loom's time includes starting the process; its start-up alone (best of 5 `loom version`, which loads the
+commands library as every command does) is
 printed too, with the ratio it leaves. The Pillow loop runs inside this already started Python.
 They take turns --rounds times (default 3); the best wall time of each counts. The CPU time (user +
 system, of this process and of the loom child) is printed beside it as a cross-check that is less
@@ -77,8 +78,9 @@ def run_loom(loom, src_dir, out_dir, jobs=1):
 
 
 def loom_startup_seconds(loom, runs=5):
-    """Best wall time of `loom --version`: process start, dynamic linking, static initializers."""
-    return min(wall_seconds(lambda: subprocess.run([loom, "--version"], capture_output=True, check=True))
+    """Best wall time of `loom version`: process start, loading the commands library (dynamic linking),
+    static initializers."""
+    return min(wall_seconds(lambda: subprocess.run([loom, "version"], capture_output=True, check=True))
                for _ in range(runs))
 
 

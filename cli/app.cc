@@ -9,27 +9,15 @@
 #include <vector>
 
 #include "commands.h"
-#include "loom/accel/cpu_features.h"
-#include "loom/accel/cuda.h"
 #include "loom/version.h"
 #include "suggest.h"
 
 namespace loom::cli {
-namespace {
-
-std::string version_text() {
-  std::string simd;
-  for (const std::string& t : accel::simd_targets()) simd += (simd.empty() ? "" : " ") + t;
-  const std::string cuda =
-      accel::built_with_cuda() ? fmt::format("{} device(s)", accel::cuda_device_count()) : std::string("not built");
-  return fmt::format("loom {}\nSIMD targets: {}\nCUDA: {}", LOOM_VERSION_STRING, simd, cuda);
-}
-
-}  // namespace
 
 std::unique_ptr<App> make_app() {
   auto app = std::make_unique<App>();
-  app->parser.set_version_flag("--version", [] { return version_text(); });
+  app->parser.set_version_flag("--version", "loom " LOOM_VERSION_STRING,
+                               "Print the version and exit (`loom version` adds the SIMD targets and CUDA)");
   app->parser.require_subcommand(1);
   for (const AddCommand add : kCommands) app->commands.push_back(add(app->parser));
   return app;

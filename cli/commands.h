@@ -26,9 +26,11 @@ Command add_audio_command(CLI::App& app);
 Command add_frames_command(CLI::App& app);
 Command add_pack_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_version_command(CLI::App& app);
 
 // Every subcommand, in the order `loom --help` lists them.
 inline constexpr AddCommand kCommands[] = {add_info_command,   add_convert_command, add_audio_command,
-                                           add_frames_command, add_pack_command,    add_bench_command};
+                                           add_frames_command, add_pack_command,    add_bench_command,
+                                           add_version_command};
 
 }  // namespace loom::cli

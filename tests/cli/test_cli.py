@@ -45,9 +45,14 @@ def make_jpeg(path, width, height, seed=0):
 # ---- version and help ----
 
 def test_version_and_help(run_loom):
-    version = run_loom("--version")
-    assert version.returncode == 0 and version.stdout.startswith("loom ")
-    assert "SIMD targets:" in version.stdout
+    version = run_loom("--version")  # answered by the launcher alone
+    assert version.returncode == 0 and re.fullmatch(r"loom \d+\.\d+\.\d+\n", version.stdout), version.stdout
+    report = run_loom("version")  # from the commands library
+    assert report.returncode == 0
+    lines = report.stdout.splitlines()
+    assert lines[0] == version.stdout.strip() and lines[1].startswith("SIMD targets: ") and lines[2].startswith("CUDA: ")
+    # --version among other arguments goes through the commands library's parser: the same line.
+    assert run_loom("--version", "info").stdout == version.stdout
     for args in (["--help"], ["info", "--help"], ["convert", "--help"], ["frames", "--help"]):
         result = run_loom(*args)
         assert result.returncode == 0, args
@@ -569,7 +574,7 @@ def test_bench_prints_a_json_line(run_loom, op):
     assert (line["op"], line["width"], line["height"], line["threads"], line["iterations"]) == (op, 320, 200, 2, 3)
     assert 0 < line["min_ms"] <= line["median_ms"]
     assert line["megapixels_per_s"] > 0
-    version = run_loom("--version").stdout
+    version = run_loom("version").stdout
     targets = version.split("SIMD targets:")[1].split("\n")[0].split()
     assert line["simd_target"] == targets[0]
 

@@ -10,6 +10,9 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # The installed libraries keep the layers and export the public API only (hidden symbols,
 # LOOM_API_BEGIN/END, the version script).
 run(/usr/bin/python3 ${SOURCE_DIR}/tests/install/check_libraries.py ${prefix} ${SOURCE_DIR})
+# The installed launcher finds its commands library (lib/loom/) through its run path.
+run(${prefix}/bin/loom --version)
+run(${prefix}/bin/loom info ${MEDIA_DIR}/images/jpeg/hopper.jpg)
 run(${CMAKE_COMMAND} -G Ninja -S ${SOURCE_DIR}/samples -B ${WORK_DIR}/samples -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/samples)

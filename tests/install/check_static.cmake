@@ -14,6 +14,8 @@ run(${CMAKE_COMMAND} -G Ninja -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_BUIL
 # The CLI links every module: building it builds every library the install needs.
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build --target loom)
 run(${CMAKE_COMMAND} --install ${WORK_DIR}/build)
+# The launcher and its commands library (every module linked in statically) work from the prefix.
+run(${prefix}/bin/loom version)
 
 set(consumer ${SOURCE_DIR}/tests/install/consumer)
 run(${CMAKE_COMMAND} -G Ninja -S ${consumer} -B ${WORK_DIR}/consumer -DCMAKE_PREFIX_PATH=${prefix}

@@ -7,8 +7,9 @@ import pytest
 
 
 @pytest.mark.parametrize("args", [["info", "{media}/images/png/tiny.png"],
-                                  ["bench", "resize", "--size", "64x48", "--iterations", "1"]],
-                         ids=["info", "bench"])
+                                  ["bench", "resize", "--size", "64x48", "--iterations", "1"],
+                                  ["--version"], ["version"]],
+                         ids=["info", "bench", "launcher-version", "version"])
 def test_a_write_error_on_stdout_is_an_error_exit(loom, media, args):
     argv = [str(loom)] + [a.format(media=media) for a in args]
     with open("/dev/full", "w") as full:

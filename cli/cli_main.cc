@@ -1,4 +1,5 @@
-// loom: batch preprocessing and inspection of media files.
+// loom_cli_main: the whole `loom` command line, in the commands library (libloom_cli.so) that the
+// launcher (launcher.cc) loads on first use.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <optional>
 
 #include "app.h"
+#include "cli_main.h"
 
 namespace {
 
@@ -49,7 +51,7 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int loom_cli_main(int argc, char** argv) {
   int status = 0;
   try {
     status = run(argc, argv);
