@@ -147,17 +147,20 @@ Tensor sinc_resample(const Tensor& in, int64_t channels, int64_t frames, int in_
     float* yc = planar ? y + c * out_frames : y + c;
     for (int64_t b0 = 0; b0 < blocks; b0 += chunk) {
       const int64_t n = std::min(chunk, blocks - b0), filled = n + reach;
-      for (int64_t r = 0; r < orig; ++r) {
-        // Entry m is frame (b0 + m) * orig + r - width: inside the signal for m in [m_lo, m_hi).
-        float* dst = rows.data() + r * row;
-        const int64_t first_frame = b0 * orig + r - width;
-        const int64_t m_lo = std::clamp<int64_t>(ceil_div(-first_frame, orig), 0, filled);
-        const int64_t m_hi = std::clamp<int64_t>(ceil_div(frames - first_frame, orig), m_lo, filled);
-        std::fill(dst, dst + m_lo, 0.0f);
-        const float* src = xc + (first_frame + m_lo * orig) * in_step;
-        const int64_t src_step = orig * in_step;
-        for (int64_t m = m_lo; m < m_hi; ++m, src += src_step) dst[m] = *src;
-        std::fill(dst + m_hi, dst + filled, 0.0f);
+      // Entry m of row r is frame (b0 + m) * orig + r - width. Frame order (m outer) reads the signal
+      // once, in order; the orig rows written at a time stay in L1 (orig cache lines).
+      for (int64_t m = 0; m < filled; ++m) {
+        const int64_t f0 = (b0 + m) * orig - width;  // the frame of row 0
+        float* dst = rows.data() + m;
+        if (f0 >= 0 && f0 + orig <= frames) {
+          const float* src = xc + f0 * in_step;
+          for (int64_t r = 0; r < orig; ++r) dst[r * row] = src[r * in_step];
+        } else {
+          for (int64_t r = 0; r < orig; ++r) {
+            const int64_t frame = f0 + r;
+            dst[r * row] = frame >= 0 && frame < frames ? xc[frame * in_step] : 0.0f;
+          }
+        }
       }
       for (int64_t j = 0; j < next; ++j) {
         const int64_t count = std::clamp<int64_t>(out_frames > j ? ceil_div(out_frames - j, next) - b0 : 0, 0, n);
