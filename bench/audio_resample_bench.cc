@@ -12,6 +12,7 @@
 //   loom_tensor  audio::resample(tensor, in, 16000) on samples loaded before timing (no file reading):
 //                libsoxr, loom's default engine
 //   loom_tensor_sox  the same with ResampleEngine::kSox (SoX's "rate -h" through libsox)
+//   loom_tensor_sinc the same with ResampleEngine::kSinc (torchaudio.functional.resample's windowed sinc)
 //   sox_cli      `sox in.wav -r 16000 out.wav`: a process per file that reads, resamples, dithers to
 //                16 bits (the CLI's default when it reduces precision) and writes a WAV to the temp folder
 #include <fcntl.h>
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
     };
     const double loom_tensor = loom_tensor_with(loom::audio::ResampleEngine::kSoxr);
     const double loom_tensor_sox = loom_tensor_with(loom::audio::ResampleEngine::kSox);
+    const double loom_tensor_sinc = loom_tensor_with(loom::audio::ResampleEngine::kSinc);
     std::atomic<int> failures{0};
     const double sox_cli = loom::bench::median_seconds([&] {
       parallel_for(files, threads, [&](int i) {
@@ -147,10 +149,11 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "{\"threads\": %d, \"files\": %d, \"audio_seconds\": %.2f, \"loom_file_s\": %.4f, \"loom_tensor_s\": %.4f, "
-        "\"loom_tensor_sox_s\": %.4f, \"sox_cli_s\": %.4f, \"ratio_sox_over_loom_file\": %.2f, "
+        "\"loom_tensor_sox_s\": %.4f, \"loom_tensor_sinc_s\": %.4f, \"sox_cli_s\": %.4f, \"ratio_sox_over_loom_file\": "
+        "%.2f, "
         "\"ratio_sox_over_loom_tensor\": %.2f}\n",
-        threads, files, seconds_of_audio, loom_file, loom_tensor, loom_tensor_sox, sox_cli, sox_cli / loom_file,
-        sox_cli / loom_tensor);
+        threads, files, seconds_of_audio, loom_file, loom_tensor, loom_tensor_sox, loom_tensor_sinc, sox_cli,
+        sox_cli / loom_file, sox_cli / loom_tensor);
     std::fflush(stdout);
   }
   fs::remove_all(dir);

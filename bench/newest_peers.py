@@ -13,7 +13,9 @@ Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same f
               the samples are checked equal first.
   resample    the s16 file's samples 44.1 -> 16 kHz: loom.audio.resample (libsoxr, quality 'high') vs
               soxr.resample(x, 44100, 16000, 'HQ') (python-soxr: the same values, checked) and
-              torchaudio.functional.resample (its own windowed sinc; torch.set_num_threads(1)).
+              torchaudio.functional.resample (its own windowed sinc; torch.set_num_threads(1)); and
+              loom.audio.resample(engine='sinc') (torchaudio's filter: its values within 3e-5, checked)
+              vs torchaudio.functional.resample, the same work.
   sequential  every frame, NCHW uint8, in batches of 8 (get_frames_in_range) from a fresh decoder.
   random10    get_frames_at(10 sorted indices drawn with a fixed seed) from a fresh decoder.
 Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames) and a 1280x720 30 s long-GOP
@@ -142,6 +144,12 @@ def main():
                        "python-soxr": lambda: soxr.resample(xt, rate, 16000, "HQ"),
                        "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
         rows.append({"workload": "resample", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
+        print(json.dumps(rows[-1]), flush=True)
+        sinc = loom.audio.resample(x, rate, 16000, engine="sinc")
+        assert float((sinc - torchaudio.functional.resample(x, rate, 16000)).abs().max()) <= 3e-5
+        t = alternate({"loom": lambda: loom.audio.resample(x, rate, 16000, engine="sinc"),
+                       "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
+        rows.append({"workload": "resample sinc", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
         print(json.dumps(rows[-1]), flush=True)
         videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
                   "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp)}

@@ -1,4 +1,5 @@
-// resample(): libsoxr on the float32 samples (default), or SoX's "rate" effect through apply_effects.
+// resample(): libsoxr on the float32 samples (default), SoX's "rate" effect through apply_effects, or
+// torchaudio's windowed sinc (resample_sinc.cc).
 #include <fmt/format.h>
 #include <soxr.h>
 
@@ -12,6 +13,7 @@
 #include "loom/audio/effects.h"
 #include "loom/codec/error.h"
 #include "loom/codec/limits.h"
+#include "resample_sinc.h"
 
 namespace loom::audio {
 namespace {
@@ -117,17 +119,22 @@ Tensor soxr_resample(const Tensor& in, int64_t channels, int64_t frames, int in_
 
 }  // namespace
 
-Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQuality quality, bool channels_first,
-                ResampleEngine engine) {
+Tensor resample(const Tensor& samples, int in_rate, int out_rate, const ResampleOptions& options) {
   if (out_rate <= 0) {
     throw Error(ErrorCode::kInvalidInput, "samples",
                 "output sample rate must be positive, not " + std::to_string(out_rate));
   }
+  const ResampleEngine engine = options.engine;
+  const bool channels_first = options.channels_first;
   if (engine == ResampleEngine::kSox) {
-    return apply_effects(samples, in_rate, {{"rate", {sox_flag(quality), std::to_string(out_rate)}}}, channels_first)
+    return apply_effects(samples, in_rate, {{"rate", {sox_flag(options.quality), std::to_string(out_rate)}}},
+                         channels_first)
         .samples;
   }
-  if (engine != ResampleEngine::kSoxr) throw Error(ErrorCode::kInvalidInput, "resample", "unknown engine");
+  if (engine != ResampleEngine::kSoxr && engine != ResampleEngine::kSinc) {
+    throw Error(ErrorCode::kInvalidInput, "resample", "unknown engine");
+  }
+  if (engine == ResampleEngine::kSinc) detail::check_sinc_options(options);
   const auto [channels, frames] = detail::check_effect_input(samples, in_rate, channels_first);
   if (out_rate > Limits{}.max_sample_rate) {
     throw Error(ErrorCode::kLimitExceeded, "samples",
@@ -139,7 +146,17 @@ Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQualit
     throw Error(ErrorCode::kInvalidInput, "samples", fmt::format("holds NaN or infinity (channel {}, frame {})", c, f));
   }
   if (in_rate == out_rate) return in.clone();
-  return soxr_resample(in, channels, frames, in_rate, out_rate, quality, channels_first);
+  if (engine == ResampleEngine::kSinc) return detail::sinc_resample(in, channels, frames, in_rate, out_rate, options);
+  return soxr_resample(in, channels, frames, in_rate, out_rate, options.quality, channels_first);
+}
+
+Tensor resample(const Tensor& samples, int in_rate, int out_rate, ResampleQuality quality, bool channels_first,
+                ResampleEngine engine) {
+  ResampleOptions options;
+  options.quality = quality;
+  options.engine = engine;
+  options.channels_first = channels_first;
+  return resample(samples, in_rate, out_rate, options);
 }
 
 }  // namespace loom::audio

@@ -3,6 +3,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -85,20 +86,35 @@ audio::ResampleQuality quality_named(const std::string& name) {
 audio::ResampleEngine engine_named(const std::string& name) {
   if (name == "soxr") return audio::ResampleEngine::kSoxr;
   if (name == "sox") return audio::ResampleEngine::kSox;
-  throw nb::value_error(("resample: engine must be 'soxr' or 'sox', not '" + name + "'").c_str());
+  if (name == "sinc") return audio::ResampleEngine::kSinc;
+  throw nb::value_error(("resample: engine must be 'soxr', 'sox' or 'sinc', not '" + name + "'").c_str());
+}
+
+// torchaudio's resampling_method names, and the older ones it still takes (with a warning).
+audio::SincWindow window_named(const std::string& name) {
+  if (name == "sinc_interp_hann" || name == "sinc_interpolation") return audio::SincWindow::kHann;
+  if (name == "sinc_interp_kaiser" || name == "kaiser_window") return audio::SincWindow::kKaiser;
+  throw nb::value_error(
+      ("resample: resampling_method must be 'sinc_interp_hann' or 'sinc_interp_kaiser', not '" + name + "'").c_str());
 }
 
 nb::object resample(nb::handle waveform, int orig_freq, int new_freq, const std::string& quality,
-                    const std::string& engine) {
+                    const std::string& engine, int lowpass_filter_width, double rolloff,
+                    const std::string& resampling_method, std::optional<double> beta) {
   Tensor samples = from_python(waveform, "waveform");
   const bool one_channel = samples.ndim() == 1;
   if (one_channel) samples = samples.contiguous().view({1, samples.size(0)});
-  const audio::ResampleQuality q = quality_named(quality);
-  const audio::ResampleEngine e = engine_named(engine);
+  audio::ResampleOptions options;
+  options.quality = quality_named(quality);
+  options.engine = engine_named(engine);
+  options.lowpass_filter_width = lowpass_filter_width;
+  options.rolloff = rolloff;
+  options.window = window_named(resampling_method);
+  if (beta) options.beta = *beta;
   Tensor out;
   {
     nb::gil_scoped_release unlocked;
-    out = audio::resample(samples, orig_freq, new_freq, q, true, e);
+    out = audio::resample(samples, orig_freq, new_freq, options);
   }
   if (one_channel) out = out.view({out.size(1)});
   return to_python(std::move(out));
@@ -108,15 +124,20 @@ nb::object resample(nb::handle waveform, int orig_freq, int new_freq, const std:
 
 void bind_audio(nb::module_& m) {
   m.def("resample", &resample, "waveform"_a, "orig_freq"_a, "new_freq"_a, nb::kw_only(), "quality"_a = "high",
-        "engine"_a = "soxr",
+        "engine"_a = "soxr", "lowpass_filter_width"_a = 6, "rolloff"_a = 0.99,
+        "resampling_method"_a = "sinc_interp_hann", "beta"_a = nb::none(),
         "Resamples float32 waveform [channels, frames] (or [frames]) from orig_freq to new_freq Hz, as\n"
-        "torchaudio.functional.resample is called: round(frames * new_freq / orig_freq) frames out.\n\n"
-        "engine: 'soxr' (libsoxr on the samples as they are; python-soxr's values) or 'sox' (SoX's rate\n"
-        "effect, bit for bit the sox CLI's and torchaudio.sox_effects' 'rate'; values beyond [-1, 1]\n"
-        "clip). quality: 'quick', 'low', 'medium', 'high' (default) or 'very_high', SoX's rate -q/-l/-m/-h/-v\n"
-        "and libsoxr's recipes of the same names. Differences from torchaudio.functional.resample: the\n"
-        "filter is SoX's/libsoxr's, not torchaudio's windowed sinc (lowpass_filter_width, rolloff and\n"
-        "resampling_method are not taken), and waveform has at most 2 dimensions. Releases the GIL.");
+        "torchaudio.functional.resample is called: round(frames * new_freq / orig_freq) frames out\n"
+        "(engine='sinc': ceil, as torchaudio).\n\n"
+        "engine: 'soxr' (default: libsoxr on the samples as they are; python-soxr's values), 'sox' (SoX's\n"
+        "rate effect, bit for bit the sox CLI's and torchaudio.sox_effects' 'rate'; values beyond [-1, 1]\n"
+        "clip) or 'sinc' (torchaudio.functional.resample's windowed sinc, its values within 1e-5, computed\n"
+        "over the non-zero taps only with SIMD). quality ('soxr', 'sox'): 'quick', 'low', 'medium', 'high'\n"
+        "(default) or 'very_high', SoX's rate -q/-l/-m/-h/-v and libsoxr's recipes of the same names.\n"
+        "lowpass_filter_width, rolloff, resampling_method ('sinc_interp_hann' or 'sinc_interp_kaiser') and\n"
+        "beta (None: torchaudio's 14.769656459379492): torchaudio's, read by engine='sinc' only.\n"
+        "Differences from torchaudio.functional.resample: waveform has at most 2 dimensions, and NaN or\n"
+        "infinity is an error. Releases the GIL.");
   m.def("load", &load, "uri"_a, "frame_offset"_a = 0, "num_frames"_a = -1, "normalize"_a = true,
         "channels_first"_a = true, "format"_a = nb::none(),
         "Decodes an audio file into (waveform, sample_rate), as torchaudio.load.\n\n"
