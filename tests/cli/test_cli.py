@@ -9,6 +9,7 @@ import math
 import os
 import re
 import pty
+import shutil
 import signal
 import subprocess
 import time
@@ -58,6 +59,21 @@ def test_version_and_help(run_loom):
         assert result.returncode == 0, args
         assert "Usage" in result.stdout or "usage" in result.stdout.lower()
     assert "--resize" in run_loom("convert", "--help").stdout
+
+
+def test_the_launcher_alone_answers_version_and_names_a_missing_library(loom, tmp_path):
+    """A copy of the launcher without its commands library (lib/loom/libloom_cli.so, or beside it) still
+    prints its version, and any command fails with status 70 naming the library."""
+    needed = subprocess.run(["readelf", "-d", str(loom)], capture_output=True, text=True, check=True).stdout
+    if "libloom_cli" in needed:
+        pytest.skip("this build links the commands library (LOOM_CLI_LAUNCHER=OFF, the sanitizer presets)")
+    alone = tmp_path / "bin" / "loom"
+    alone.parent.mkdir()
+    shutil.copy(loom, alone)
+    assert subprocess.run([alone, "--version"], capture_output=True, text=True).stdout.startswith("loom ")
+    result = subprocess.run([alone, "info", str(tmp_path)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 70
+    assert result.stderr.startswith("loom: cannot load the commands library: libloom_cli.so"), result.stderr
 
 
 def test_bad_command_lines_exit_2(run_loom, tmp_path):
