@@ -6,6 +6,14 @@
 // zero-padded sample by the mask once more, darkening edge pixels slightly; loom keeps that for
 // parity). Without a fill (torchvision's fill=None) the outside reads as zero and nothing is blended.
 // uint8 results are rounded half to even.
+//
+// Two precisions: warp_f32 (the warp template below) maps and blends in double; the uint8 warps
+// (warp_u8_run, the scalar reference of warp_hwy.cc's kernel) map and blend in float32, as torch does
+// for uint8 images, with the row starts of warp_row computed in double. Float32 positions are off by
+// at most a few 1e-4 pixel on a 4096-wide image, 0.1 grey level on the steepest edge, so the uint8
+// results stay within 1 of torchvision (tests/transforms/warp_hwy_test.cc bounds them against the
+// double-precision warp_f32). Built with -ffp-contract=off (transforms/CMakeLists.txt): every
+// multiply and add rounds on its own, as in the Highway kernel.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -157,9 +165,82 @@ void warp(const T* src, T* dst, const WarpPlan& plan) {
 
 }  // namespace
 
-void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
-  warp(src, dst, plan);
+WarpRow warp_row(const WarpPlan& plan, int64_t y) {
+  const double* c = plan.coeffs;
+  if (plan.map == WarpMap::kAffine) {  // see warp() above: px = x + 0.5 - ocx, py = y + 0.5 - ocy
+    const double px0 = 0.5 - 0.5 * static_cast<double>(plan.out.width);
+    const double py = static_cast<double>(y) + 0.5 - 0.5 * static_cast<double>(plan.out.height);
+    const double icx = 0.5 * static_cast<double>(plan.in.width) - 0.5;
+    const double icy = 0.5 * static_cast<double>(plan.in.height) - 0.5;
+    return {static_cast<float>(c[0] * px0 + c[1] * py + c[2] + icx),
+            static_cast<float>(c[0]),
+            static_cast<float>(c[3] * px0 + c[4] * py + c[5] + icy),
+            static_cast<float>(c[3]),
+            1.0f,
+            0.0f};
+  }
+  const double py = static_cast<double>(y) + 0.5;  // px = x + 0.5
+  return {static_cast<float>(c[0] * 0.5 + c[1] * py + c[2]), static_cast<float>(c[0]),
+          static_cast<float>(c[3] * 0.5 + c[4] * py + c[5]), static_cast<float>(c[3]),
+          static_cast<float>(c[6] * 0.5 + c[7] * py + 1.0),  static_cast<float>(c[6])};
 }
+
+void warp_u8_run(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const WarpRow& row, int64_t y, int64_t x_begin,
+                 int64_t x_end) {
+  const int64_t w = plan.in.width, h = plan.in.height, ps = plan.in_strides.pixel;
+  const float wf = static_cast<float>(w), hf = static_cast<float>(h);
+  const bool perspective = plan.map == WarpMap::kPerspective;
+  uint8_t* out_row = dst + y * plan.out.width * plan.out_strides.pixel;
+  for (int64_t x = x_begin; x < x_end; ++x) {
+    const float xf = static_cast<float>(x);
+    float sx = row.x0 + xf * row.dx, sy = row.y0 + xf * row.dy;
+    if (perspective) {
+      const float d = row.w0 + xf * row.dw;
+      sx = sx / d - 0.5f, sy = sy / d - 0.5f;
+    }
+    uint8_t* o = out_row + x * plan.out_strides.pixel;
+    if (!plan.bilinear) {
+      // round_u8's rounding, valid below 2^22 (larger is outside every image loom handles).
+      const float rx = (sx + 0x1.8p23f) - 0x1.8p23f, ry = (sy + 0x1.8p23f) - 0x1.8p23f;
+      const bool inside =
+          std::fabs(sx) < 0x1p22f && std::fabs(sy) < 0x1p22f && rx >= 0.0f && rx < wf && ry >= 0.0f && ry < hf;
+      const int64_t offset = inside ? (static_cast<int64_t>(ry) * w + static_cast<int64_t>(rx)) * ps : 0;
+      for (int64_t k = 0; k < plan.channels; ++k) {
+        o[k * plan.out_strides.channel] = inside                 ? src[k * plan.in_strides.channel + offset]
+                                          : plan.fill != nullptr ? round_u8(static_cast<float>(plan.fill[k]))
+                                                                 : uint8_t{0};
+      }
+      continue;
+    }
+    const bool inside = sx > -1.0f && sx < wf && sy > -1.0f && sy < hf;  // some tap inside (false for NaN)
+    if (!inside) sx = 0.0f, sy = 0.0f;
+    const float fx = std::floor(sx), fy = std::floor(sy);
+    const float ax = sx - fx, ay = sy - fy, bx = 1.0f - ax, by = 1.0f - ay;
+    const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
+    float weight[4] = {bx * by, ax * by, bx * ay, ax * ay};
+    int64_t offset[4];
+    for (int k = 0; k < 4; ++k) {
+      const int64_t tx = x0 + (k & 1), ty = y0 + (k >> 1);
+      const bool valid = inside && tx >= 0 && ty >= 0 && tx < w && ty < h;
+      offset[k] = valid ? (ty * w + tx) * ps : 0;
+      if (!valid) weight[k] = 0.0f;
+    }
+    const float mask = ((weight[0] + weight[1]) + weight[2]) + weight[3];
+    for (int64_t k = 0; k < plan.channels; ++k) {
+      const uint8_t* s = src + k * plan.in_strides.channel;
+      const float acc = ((weight[0] * static_cast<float>(s[offset[0]]) + weight[1] * static_cast<float>(s[offset[1]])) +
+                         weight[2] * static_cast<float>(s[offset[2]])) +
+                        weight[3] * static_cast<float>(s[offset[3]]);
+      const float f = plan.fill != nullptr ? static_cast<float>(plan.fill[k]) : 0.0f;
+      o[k * plan.out_strides.channel] = round_u8(plan.fill != nullptr ? mask * (acc - f) + f : acc);
+    }
+  }
+}
+
+void warp_u8_reference(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  for (int64_t y = 0; y < plan.out.height; ++y) warp_u8_run(src, dst, plan, warp_row(plan, y), y, 0, plan.out.width);
+}
+
 void warp_f32(const float* src, float* dst, const WarpPlan& plan) {
   warp(src, dst, plan);
 }

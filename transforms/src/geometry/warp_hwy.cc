@@ -1,0 +1,288 @@
+// Highway kernel for the uint8 warps: the same bits as the scalar reference warp_u8_run (warp.cc,
+// which states the arithmetic), on every target. Built with -ffp-contract=off.
+//
+// A vector holds N consecutive output pixels of one row. Their source positions come from the row's
+// lines (warp_row): x0 + x * dx (and a per-lane divide for perspective), in float32. Nearest rounds
+// them half to even; bilinear takes the floor, the four taps and their weights, with the weight and
+// the offset of each tap outside the image zeroed. Source bytes are read with 32-bit gathers at byte
+// offsets (GatherOffset): an interleaved image of up to 4 channels (HWC) gathers each tap's pixel once
+// and takes its channels from the word's bytes; otherwise each channel gathers its own byte. Gathers
+// read 4 bytes, so a vector whose reads would pass the end of `src` (the last pixels of the image)
+// is left to the scalar reference, as are row tails shorter than a vector. The blend is in float:
+// ((w0 p0 + w1 p1) + w2 p2) + w3 p3, then mask * (acc - fill) + fill when a fill is given.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "geometry/warp_hwy.cc"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
+#include "geometry/geometry_kernels.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace loom::transforms::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+using DU8 = hn::Rebind<uint8_t, DI>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+
+// The source positions of output pixels x .. x + N - 1 of a row.
+template <bool kPerspective>
+HWY_INLINE void Positions(DF df, const WarpRow& row, int64_t x, VF& sx, VF& sy) {
+  const VF xf = hn::Iota(df, static_cast<float>(x));
+  sx = hn::Add(hn::Set(df, row.x0), hn::Mul(xf, hn::Set(df, row.dx)));
+  sy = hn::Add(hn::Set(df, row.y0), hn::Mul(xf, hn::Set(df, row.dy)));
+  if constexpr (kPerspective) {
+    const VF d = hn::Add(hn::Set(df, row.w0), hn::Mul(xf, hn::Set(df, row.dw)));
+    const VF half = hn::Set(df, 0.5f);
+    sx = hn::Sub(hn::Div(sx, d), half);
+    sy = hn::Sub(hn::Div(sy, d), half);
+  }
+}
+
+// Byte 0 of the 32-bit word at base + offset, per lane (offsets in bytes).
+HWY_INLINE VI GatherByte(DI di, const uint8_t* base, VI offset) {
+  return hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base), offset), hn::Set(di, 0xFF));
+}
+
+// Byte `k` of each lane of a gathered word, as float.
+HWY_INLINE VF ByteAsFloat(DF df, VI word, int k) {
+  const DI di;
+  return hn::ConvertTo(df, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)));
+}
+
+// A blended float sample as uint8 lanes (round_u8).
+HWY_INLINE hn::Vec<DU8> ToU8(DF df, VF v) {
+  const DI di;
+  const DU8 du8;
+  v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
+  return hn::DemoteTo(du8, hn::ConvertTo(di, hn::Round(v)));
+}
+
+// Everything a vector of output pixels needs, per layout: where to read and how to store.
+struct Geometry {
+  int32_t w, h, ps, cs;  // input width, height, pixel and channel strides
+  int32_t limit;         // the largest tap offset whose gathers stay inside src
+  int64_t channels;
+  int64_t out_cs;  // output channel stride
+  const double* fill;
+};
+
+// Bilinear taps of N output pixels: offsets (zero where the tap is outside) and weights.
+struct Bilinear {
+  VI o0, o1, o2, o3;
+  VF w0, w1, w2, w3, mask;
+};
+
+HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
+  const DI di;
+  const VF wf = hn::Set(df, static_cast<float>(g.w)), hf = hn::Set(df, static_cast<float>(g.h));
+  const VF minus1 = hn::Set(df, -1.0f), one = hn::Set(df, 1.0f);
+  const auto inside_f =
+      hn::And(hn::And(hn::Gt(sx, minus1), hn::Lt(sx, wf)), hn::And(hn::Gt(sy, minus1), hn::Lt(sy, hf)));
+  sx = hn::IfThenElseZero(inside_f, sx);
+  sy = hn::IfThenElseZero(inside_f, sy);
+  const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
+  const VF ax = hn::Sub(sx, fx), ay = hn::Sub(sy, fy), bx = hn::Sub(one, ax), by = hn::Sub(one, ay);
+  const VI x0 = hn::ConvertTo(di, fx), y0 = hn::ConvertTo(di, fy);
+  const VI x1 = hn::Add(x0, hn::Set(di, 1)), y1 = hn::Add(y0, hn::Set(di, 1));
+  const auto inside = hn::RebindMask(di, inside_f);
+  const auto vx0 = hn::Gt(x0, hn::Set(di, -1)), vy0 = hn::Gt(y0, hn::Set(di, -1));
+  const auto vx1 = hn::Lt(x1, hn::Set(di, g.w)), vy1 = hn::Lt(y1, hn::Set(di, g.h));
+  const auto v0 = hn::And(inside, hn::And(vx0, vy0)), v1 = hn::And(inside, hn::And(vx1, vy0));
+  const auto v2 = hn::And(inside, hn::And(vx0, vy1)), v3 = hn::And(inside, hn::And(vx1, vy1));
+  const VI o = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), hn::Set(di, g.ps));
+  const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
+  Bilinear t;
+  t.o0 = hn::IfThenElseZero(v0, o);
+  t.o1 = hn::IfThenElseZero(v1, hn::Add(o, right));
+  t.o2 = hn::IfThenElseZero(v2, hn::Add(o, down));
+  t.o3 = hn::IfThenElseZero(v3, hn::Add(hn::Add(o, down), right));
+  t.w0 = hn::IfThenElseZero(hn::RebindMask(df, v0), hn::Mul(bx, by));
+  t.w1 = hn::IfThenElseZero(hn::RebindMask(df, v1), hn::Mul(ax, by));
+  t.w2 = hn::IfThenElseZero(hn::RebindMask(df, v2), hn::Mul(bx, ay));
+  t.w3 = hn::IfThenElseZero(hn::RebindMask(df, v3), hn::Mul(ax, ay));
+  t.mask = hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3);
+  return t;
+}
+
+// Whether every gather of these offsets stays inside src.
+HWY_INLINE bool Safe(DI di, const Geometry& g, VI o0, VI o1, VI o2, VI o3) {
+  const VI hi = hn::Max(hn::Max(o0, o1), hn::Max(o2, o3));
+  return hn::AllFalse(di, hn::Gt(hi, hn::Set(di, g.limit)));
+}
+
+HWY_INLINE VF Blend(DF df, const Bilinear& t, VF p0, VF p1, VF p2, VF p3, const double* fill, int64_t k) {
+  const VF acc = hn::Add(hn::Add(hn::Add(hn::Mul(t.w0, p0), hn::Mul(t.w1, p1)), hn::Mul(t.w2, p2)), hn::Mul(t.w3, p3));
+  if (fill == nullptr) return acc;
+  const VF f = hn::Set(df, static_cast<float>(fill[k]));
+  return hn::Add(hn::Mul(t.mask, hn::Sub(acc, f)), f);
+}
+
+// Interleaved output of C channels (HWC, 1 <= C <= 4); `channel(k)` gives channel k's uint8 lanes.
+template <int C, class Channel>
+HWY_INLINE void StorePixels(uint8_t* out, const Channel& channel) {
+  const DU8 du8;
+  if constexpr (C == 1) {
+    hn::StoreU(channel(0), du8, out);
+  } else if constexpr (C == 2) {
+    hn::StoreInterleaved2(channel(0), channel(1), du8, out);
+  } else if constexpr (C == 3) {
+    hn::StoreInterleaved3(channel(0), channel(1), channel(2), du8, out);
+  } else {
+    hn::StoreInterleaved4(channel(0), channel(1), channel(2), channel(3), du8, out);
+  }
+}
+
+// One vector of output pixels, x .. x + N - 1 of row y, from an interleaved image of C channels.
+// Returns false (nothing written) when a gather would pass the end of src.
+template <int C, bool kBilinear>
+HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
+  const DF df;
+  const DI di;
+  const DU8 du8;
+  if constexpr (kBilinear) {
+    const Bilinear t = BilinearTaps(df, g, sx, sy);
+    if (!Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
+    const auto base = reinterpret_cast<const int32_t*>(src);
+    const VI p0 = hn::GatherOffset(di, base, t.o0), p1 = hn::GatherOffset(di, base, t.o1);
+    const VI p2 = hn::GatherOffset(di, base, t.o2), p3 = hn::GatherOffset(di, base, t.o3);
+    StorePixels<C>(out, [&](int k) {
+      return ToU8(df, Blend(df, t, ByteAsFloat(df, p0, k), ByteAsFloat(df, p1, k), ByteAsFloat(df, p2, k),
+                            ByteAsFloat(df, p3, k), g.fill, k));
+    });
+  } else {
+    const VF rx = hn::Round(sx), ry = hn::Round(sy);
+    const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
+                                  hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
+    const auto inside = hn::RebindMask(di, inside_f);
+    const VI ix = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, rx));
+    const VI iy = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, ry));
+    const VI o = hn::IfThenElseZero(inside, hn::Mul(hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix), hn::Set(di, g.ps)));
+    if (!Safe(di, g, o, o, o, o)) return false;
+    const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
+    StorePixels<C>(out, [&](int k) {
+      const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
+      const VI v = hn::IfThenElse(inside, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)), fill);
+      return hn::DemoteTo(du8, v);
+    });
+  }
+  return true;
+}
+
+// One vector of output pixels of a planar image (CHW), every channel gathering its own bytes.
+template <bool kBilinear>
+HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
+  const DF df;
+  const DI di;
+  const DU8 du8;
+  if constexpr (kBilinear) {
+    const Bilinear t = BilinearTaps(df, g, sx, sy);
+    if (!Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
+    for (int64_t k = 0; k < g.channels; ++k) {
+      const uint8_t* s = src + k * g.cs;
+      const VF p0 = hn::ConvertTo(df, GatherByte(di, s, t.o0)), p1 = hn::ConvertTo(df, GatherByte(di, s, t.o1));
+      const VF p2 = hn::ConvertTo(df, GatherByte(di, s, t.o2)), p3 = hn::ConvertTo(df, GatherByte(di, s, t.o3));
+      hn::StoreU(ToU8(df, Blend(df, t, p0, p1, p2, p3, g.fill, k)), du8, out + k * g.out_cs);
+    }
+  } else {
+    const VF rx = hn::Round(sx), ry = hn::Round(sy);
+    const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
+                                  hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
+    const auto inside = hn::RebindMask(di, inside_f);
+    const VI ix = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, rx));
+    const VI iy = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, ry));
+    const VI o = hn::IfThenElseZero(inside, hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix));
+    if (!Safe(di, g, o, o, o, o)) return false;
+    for (int64_t k = 0; k < g.channels; ++k) {
+      const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
+      hn::StoreU(hn::DemoteTo(du8, hn::IfThenElse(inside, GatherByte(di, src + k * g.cs, o), fill)), du8,
+                 out + k * g.out_cs);
+    }
+  }
+  return true;
+}
+
+// The whole image; `vector(row, y, x, out)` handles one vector of row y and returns false to leave it
+// to the scalar reference.
+template <bool kPerspective, class Vector>
+HWY_INLINE void Rows(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Vector& vector) {
+  const DF df;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t out_ps = plan.out_strides.pixel;
+  for (int64_t y = 0; y < plan.out.height; ++y) {
+    const WarpRow row = warp_row(plan, y);
+    uint8_t* out = dst + y * plan.out.width * out_ps;
+    int64_t x = 0;
+    for (; x + n <= plan.out.width; x += n) {
+      VF sx, sy;
+      Positions<kPerspective>(df, row, x, sx, sy);
+      if (!vector(sx, sy, out + x * out_ps)) warp_u8_run(src, dst, plan, row, y, x, x + n);
+    }
+    warp_u8_run(src, dst, plan, row, y, x, plan.out.width);
+  }
+}
+
+template <bool kPerspective, bool kBilinear>
+void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry& g) {
+  const bool planar = plan.in_strides.pixel == 1 && plan.out_strides.pixel == 1;
+  if (planar) {
+    return Rows<kPerspective>(src, dst, plan,
+                              [&](VF sx, VF sy, uint8_t* out) { return PlanarVector<kBilinear>(src, out, g, sx, sy); });
+  }
+  switch (plan.channels) {  // interleaved, 2..4 channels (WarpU8 checked)
+    case 2:
+      return Rows<kPerspective>(
+          src, dst, plan, [&](VF sx, VF sy, uint8_t* out) { return PackedVector<2, kBilinear>(src, out, g, sx, sy); });
+    case 3:
+      return Rows<kPerspective>(
+          src, dst, plan, [&](VF sx, VF sy, uint8_t* out) { return PackedVector<3, kBilinear>(src, out, g, sx, sy); });
+    default:
+      return Rows<kPerspective>(
+          src, dst, plan, [&](VF sx, VF sy, uint8_t* out) { return PackedVector<4, kBilinear>(src, out, g, sx, sy); });
+  }
+}
+
+void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  const int64_t c = plan.channels, w = plan.in.width, h = plan.in.height;
+  const int64_t ps = plan.in_strides.pixel, cs = plan.in_strides.channel;
+  const bool planar = ps == 1 && plan.out_strides.pixel == 1;
+  const bool packed = ps == c && cs == 1 && plan.out_strides.pixel == c && plan.out_strides.channel == 1 && c <= 4;
+  const int64_t bytes = (w * h - 1) * ps + (c - 1) * cs + 1;  // of src
+  const DF df;
+  // The scalar reference where a vector holds no whole pixel, for other layouts, and where offsets or
+  // positions would not fit int32 lanes or float32 integers.
+  if (HWY_TARGET == HWY_SCALAR || !(planar || packed) || bytes >= (int64_t{1} << 31) || w >= (1 << 22) ||
+      h >= (1 << 22) || plan.out.width >= (1 << 22) || hn::Lanes(df) < 4) {
+    return warp_u8_reference(src, dst, plan);
+  }
+  const Geometry g{static_cast<int32_t>(w),
+                   static_cast<int32_t>(h),
+                   static_cast<int32_t>(ps),
+                   static_cast<int32_t>(cs),
+                   static_cast<int32_t>(bytes - 4 - (packed ? 0 : (c - 1) * cs)),
+                   c,
+                   plan.out_strides.channel,
+                   plan.fill};
+  const bool perspective = plan.map == WarpMap::kPerspective;
+  if (perspective) {
+    return plan.bilinear ? WarpLayout<true, true>(src, dst, plan, g) : WarpLayout<true, false>(src, dst, plan, g);
+  }
+  return plan.bilinear ? WarpLayout<false, true>(src, dst, plan, g) : WarpLayout<false, false>(src, dst, plan, g);
+}
+
+}  // namespace loom::transforms::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace loom::transforms::detail {
+
+HWY_EXPORT(WarpU8);
+
+void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  HWY_DYNAMIC_DISPATCH(WarpU8)(src, dst, plan);
+}
+
+}  // namespace loom::transforms::detail
+#endif  // HWY_ONCE
