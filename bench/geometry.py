@@ -12,7 +12,7 @@ go to every tool:
   torchvision  transforms.functional on a uint8 CHW tensor, torch.set_num_threads(1): hflip, vflip,
                crop (+ .contiguous(): torchvision's crop is a view, loom's a copy), pad (constant and
                padding_mode="reflect"), rotate (NEAREST / BILINEAR, expand False / True), affine,
-               perspective (BILINEAR). Its uint8 warps convert to float, grid_sample and round.
+               perspective (NEAREST / BILINEAR). Its uint8 warps convert to float, grid_sample and round.
   OpenCV       on an HWC numpy array, cv2.setNumThreads(1): cv2.flip, slicing + .copy() for crop,
                cv2.copyMakeBorder (BORDER_CONSTANT; BORDER_REFLECT_101 = torchvision's "reflect"),
                cv2.warpAffine (INTER_NEAREST / INTER_LINEAR, WARP_INVERSE_MAP) with torchvision's own
@@ -22,7 +22,9 @@ go to every tool:
 The "|cv-tv|" column is the mean absolute difference of OpenCV's and torchvision's output pixels: a
 check that both got the same geometry (not 0: rounding and edge handling differ).
 Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom
-time (> 1: loom is faster): torchvision / loom CHW and OpenCV / loom HWC.
+time (> 1: loom is faster): torchvision / loom CHW and OpenCV / loom HWC. A second table times loom's
+warps on each Highway target this CPU supports (loom_bench_geometry's per-target lines) against
+OpenCV's HWC time.
 """
 import json
 import math
@@ -40,7 +42,9 @@ PAD = 32
 ANGLE = 30.0
 AFFINE = {"angle": 15.0, "translate": [20, 10], "scale": 1.1, "shear": [5.0, 3.0]}
 OPS = ["hflip", "vflip", "crop", "pad_constant", "pad_reflect", "rotate_nearest", "rotate_bilinear",
-       "rotate_nearest_expand", "rotate_bilinear_expand", "affine_nearest", "affine_bilinear", "perspective_bilinear"]
+       "rotate_nearest_expand", "rotate_bilinear_expand", "affine_nearest", "affine_bilinear",
+       "perspective_nearest", "perspective_bilinear"]
+WARPS = [op for op in OPS if op.startswith(("rotate", "affine", "perspective"))]
 
 
 def params(w, h):
@@ -53,12 +57,16 @@ def params(w, h):
 
 
 def loom_times(bench, image, crop, end):
-    """{(layout, op): ms} from loom_bench_geometry on `image` (H x W x 3 uint8)."""
+    """{(layout, op): ms} from loom_bench_geometry on `image` (H x W x 3 uint8), with the best SIMD
+    target, and {(layout, op, target): ms} for the warps on each target."""
     a = AFFINE
     args = [f"crop={','.join(map(str, crop))}", f"pad={PAD}", f"angle={ANGLE}",
             f"affine={a['angle']},{a['translate'][0]},{a['translate'][1]},{a['scale']},{a['shear'][0]},{a['shear'][1]}",
             "perspective=" + ",".join(str(v) for p in end for v in p)]
-    return {(r["layout"], r["op"]): r["ms"] for r in benchlib.run_loom_bench_on_image(bench, image, *args)}
+    lines = benchlib.run_loom_bench_on_image(bench, image, *args)
+    best = {(r["layout"], r["op"]): r["ms"] for r in lines if "target" not in r}
+    per_target = {(r["layout"], r["op"], r["target"]): r["ms"] for r in lines if "target" in r}
+    return best, per_target
 
 
 def cv_affine(inverse, in_size, out_size):
@@ -122,6 +130,9 @@ def peer_ops(image, crop, start, end):
                            lambda: cv2.warpAffine(image, aff, (w, h), flags=cv2.INTER_NEAREST | inv, **const)),
         "affine_bilinear": (lambda: TF.affine(chw, interpolation=bil, **AFFINE),
                             lambda: cv2.warpAffine(image, aff, (w, h), flags=cv2.INTER_LINEAR | inv, **const)),
+        "perspective_nearest": (lambda: TF.perspective(chw, start, end, near),
+                                lambda: cv2.warpPerspective(image, persp, (w, h), flags=cv2.INTER_NEAREST | inv,
+                                                            **const)),
         "perspective_bilinear": (lambda: TF.perspective(chw, start, end, bil),
                                  lambda: cv2.warpPerspective(image, persp, (w, h), flags=cv2.INTER_LINEAR | inv,
                                                              **const)),
@@ -132,11 +143,11 @@ def main():
     args = benchlib.loom_bench_args(__doc__, "loom_bench_geometry")
     cv2.setNumThreads(1)
     torch.set_num_threads(1)
-    rows = []
+    rows, target_rows = [], []
     for w, h in SIZES:
         image = benchlib.synthetic_rgb(w, h)
         crop, start, end = params(w, h)
-        loom = loom_times(args.loom_bench, image, crop, end)
+        loom, per_target = loom_times(args.loom_bench, image, crop, end)
         with torch.inference_mode():
             for op, (tv_fn, cv_fn) in peer_ops(image, crop, start, end).items():
                 tv_out = tv_fn().permute(1, 2, 0).numpy()
@@ -148,6 +159,11 @@ def main():
                              "torchvision_ms": benchlib.median_seconds(tv_fn, warmup=0.1) * 1e3,
                              "opencv_ms": benchlib.median_seconds(cv_fn, warmup=0.1) * 1e3,
                              "opencv_torchvision_mean_abs_diff": diff})
+                if op in WARPS:
+                    for (layout, target_op, target), ms in per_target.items():
+                        if target_op == op:
+                            target_rows.append({"op": op, "size": f"{w}x{h}", "layout": layout, "target": target,
+                                                "loom_ms": ms, "opencv_ms": rows[-1]["opencv_ms"]})
     print(f"uint8 RGB geometric transforms, one thread (ms; pad {PAD} px per side, rotate {ANGLE:g} deg, affine "
           f"{AFFINE}; ratio = peer / loom, > 1: loom faster)")
     print(f"{'op':<24}{'size':>11}{'loom CHW':>10}{'loom HWC':>10}{'torchvis':>10}{'OpenCV':>10}"
@@ -156,10 +172,15 @@ def main():
         print(f"{r['op']:<24}{r['size']:>11}{r['loom_chw_ms']:10.3f}{r['loom_hwc_ms']:10.3f}{r['torchvision_ms']:10.3f}"
               f"{r['opencv_ms']:10.3f}{r['torchvision_ms'] / r['loom_chw_ms']:12.2f}"
               f"{r['opencv_ms'] / r['loom_hwc_ms']:12.2f}{r['opencv_torchvision_mean_abs_diff']:9.2f}")
+    print("\nwarps per Highway target (ms; ratio = OpenCV HWC / loom)")
+    print(f"{'op':<24}{'size':>11}{'layout':>8}{'target':>8}{'loom':>10}{'OpenCV':>10}{'cv/loom':>9}")
+    for r in target_rows:
+        print(f"{r['op']:<24}{r['size']:>11}{r['layout']:>8}{r['target']:>8}{r['loom_ms']:10.3f}{r['opencv_ms']:10.3f}"
+              f"{r['opencv_ms'] / r['loom_ms']:9.2f}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"machine": benchlib.machine_info(), "params": {"pad": PAD, "angle": ANGLE, "affine": AFFINE},
-                       "geometry": rows}, f, indent=1)
+                       "geometry": rows, "warp_targets": target_rows}, f, indent=1)
 
 
 if __name__ == "__main__":
