@@ -135,6 +135,34 @@ HWY_INLINE void StorePixels(uint8_t* out, const Channel& channel) {
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+constexpr bool kWordStores = true;
+
+// Pixels of C = 3 or 4 channels in the low bytes of 32-bit lanes, stored interleaved (AVX2 and up):
+// C = 4 as is; C = 3 with each lane's 4th byte squeezed out by a byte shuffle within each 16-byte
+// block, the blocks' 12 bytes joined by a lane permutation, and a masked store of 3N bytes.
+template <int C>
+HWY_INLINE void StoreWords(VI words, uint8_t* out) {
+  const DI di;
+  if constexpr (C == 4) {
+    hn::StoreU(words, di, reinterpret_cast<int32_t*>(out));
+  } else {
+    const hn::Repartition<uint8_t, DI> d8;
+    alignas(16) static constexpr uint8_t kSqueeze[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15};
+    alignas(64) static constexpr int32_t kJoin8[8] = {0, 1, 2, 4, 5, 6, 3, 7};
+    alignas(64) static constexpr int32_t kJoin16[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15};
+    const size_t n = hn::Lanes(di);
+    const VI squeezed = hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, words), hn::LoadDup128(d8, kSqueeze)));
+    const VI joined = hn::TableLookupLanes(squeezed, hn::SetTableIndices(di, n == 8 ? kJoin8 : kJoin16));
+    hn::BlendedStore(joined, hn::FirstN(di, 3 * n / 4), di, reinterpret_cast<int32_t*>(out));
+  }
+}
+#else
+constexpr bool kWordStores = false;
+template <int C>
+void StoreWords(VI words, uint8_t* out);  // not used below AVX2
+#endif
+
 // One vector of output pixels, x .. x + N - 1 of row y, from an interleaved image of C channels.
 // Returns false (nothing written) when a gather would pass the end of src.
 template <int C, bool kBilinear>
@@ -142,16 +170,26 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   const DF df;
   const DI di;
   const DU8 du8;
+  constexpr bool kWords = kWordStores && C >= 3;
   if constexpr (kBilinear) {
     const Bilinear t = BilinearTaps(df, g, sx, sy);
     if (!Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
     const auto base = reinterpret_cast<const int32_t*>(src);
     const VI p0 = hn::GatherOffset(di, base, t.o0), p1 = hn::GatherOffset(di, base, t.o1);
     const VI p2 = hn::GatherOffset(di, base, t.o2), p3 = hn::GatherOffset(di, base, t.o3);
-    StorePixels<C>(out, [&](int k) {
-      return ToU8(df, Blend(df, t, ByteAsFloat(df, p0, k), ByteAsFloat(df, p1, k), ByteAsFloat(df, p2, k),
-                            ByteAsFloat(df, p3, k), g.fill, k));
-    });
+    auto channel = [&](int k) {
+      VF v = Blend(df, t, ByteAsFloat(df, p0, k), ByteAsFloat(df, p1, k), ByteAsFloat(df, p2, k),
+                   ByteAsFloat(df, p3, k), g.fill, k);
+      v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
+      return hn::ConvertTo(di, hn::Round(v));  // round_u8, in i32 lanes
+    };
+    if constexpr (kWords) {
+      VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
+      if constexpr (C == 4) words = hn::Or(words, hn::ShiftLeft<24>(channel(3)));
+      StoreWords<C>(words, out);
+    } else {
+      StorePixels<C>(out, [&](int k) { return hn::DemoteTo(du8, channel(k)); });
+    }
   } else {
     const VF rx = hn::Round(sx), ry = hn::Round(sy);
     const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
@@ -162,11 +200,18 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const VI o = hn::IfThenElseZero(inside, hn::Mul(hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix), hn::Set(di, g.ps)));
     if (!Safe(di, g, o, o, o, o)) return false;
     const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
-    StorePixels<C>(out, [&](int k) {
-      const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
-      const VI v = hn::IfThenElse(inside, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)), fill);
-      return hn::DemoteTo(du8, v);
-    });
+    auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
+    if constexpr (kWords) {
+      int32_t fill_word = 0;
+      for (int k = 0; k < C; ++k) fill_word |= static_cast<int32_t>(static_cast<uint32_t>(fill(k)) << (8 * k));
+      StoreWords<C>(hn::IfThenElse(inside, word, hn::Set(di, fill_word)), out);
+    } else {
+      StorePixels<C>(out, [&](int k) {
+        const VI v =
+            hn::IfThenElse(inside, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)), hn::Set(di, fill(k)));
+        return hn::DemoteTo(du8, v);
+      });
+    }
   }
   return true;
 }
