@@ -75,7 +75,34 @@ struct Bilinear {
   VF w0, w1, w2, w3, mask;
 };
 
+// The taps when every lane's four taps are inside the image (the bulk of a warp), without the masking
+// of BilinearTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1, and
+// floor is truncation for s >= 0). False, and `t` untouched, when some lane has a tap outside.
+HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t) {
+  const DI di;
+  const auto interior =
+      hn::And(hn::And(hn::Ge(sx, hn::Zero(df)), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w - 1)))),
+              hn::And(hn::Ge(sy, hn::Zero(df)), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h - 1)))));
+  if (!hn::AllTrue(df, interior)) return false;
+  const VI x0 = hn::ConvertTo(di, sx), y0 = hn::ConvertTo(di, sy);
+  const VF ax = hn::Sub(sx, hn::ConvertTo(df, x0)), ay = hn::Sub(sy, hn::ConvertTo(df, y0));
+  const VF one = hn::Set(df, 1.0f), bx = hn::Sub(one, ax), by = hn::Sub(one, ay);
+  const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
+  t.o0 = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), right);
+  t.o1 = hn::Add(t.o0, right);
+  t.o2 = hn::Add(t.o0, down);
+  t.o3 = hn::Add(t.o2, right);
+  t.w0 = hn::Mul(bx, by);
+  t.w1 = hn::Mul(ax, by);
+  t.w2 = hn::Mul(bx, ay);
+  t.w3 = hn::Mul(ax, ay);
+  t.mask = hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3);
+  return true;
+}
+
 HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
+  Bilinear t;
+  if (InteriorTaps(df, g, sx, sy, t)) return t;
   const DI di;
   const VF wf = hn::Set(df, static_cast<float>(g.w)), hf = hn::Set(df, static_cast<float>(g.h));
   const VF minus1 = hn::Set(df, -1.0f), one = hn::Set(df, 1.0f);
@@ -94,7 +121,6 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   const auto v2 = hn::And(inside, hn::And(vx0, vy1)), v3 = hn::And(inside, hn::And(vx1, vy1));
   const VI o = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), hn::Set(di, g.ps));
   const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
-  Bilinear t;
   t.o0 = hn::IfThenElseZero(v0, o);
   t.o1 = hn::IfThenElseZero(v1, hn::Add(o, right));
   t.o2 = hn::IfThenElseZero(v2, hn::Add(o, down));
@@ -223,7 +249,23 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
   const DI di;
   const DU8 du8;
   if constexpr (kBilinear) {
-    const Bilinear t = BilinearTaps(df, g, sx, sy);
+    Bilinear t;
+    if (InteriorTaps(df, g, sx, sy, t)) {
+      // Pixel pairs: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
+      if (!Safe(di, g, t.o0, t.o0, t.o2, t.o2)) return false;
+      const VI byte = hn::Set(di, 0xFF);
+      for (int64_t k = 0; k < g.channels; ++k) {
+        const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
+        const VI top = hn::GatherOffset(di, s, t.o0), bottom = hn::GatherOffset(di, s, t.o2);
+        const VF p0 = hn::ConvertTo(df, hn::And(top, byte)),
+                 p1 = hn::ConvertTo(df, hn::And(hn::ShiftRight<8>(top), byte));
+        const VF p2 = hn::ConvertTo(df, hn::And(bottom, byte));
+        const VF p3 = hn::ConvertTo(df, hn::And(hn::ShiftRight<8>(bottom), byte));
+        hn::StoreU(ToU8(df, Blend(df, t, p0, p1, p2, p3, g.fill, k)), du8, out + k * g.out_cs);
+      }
+      return true;
+    }
+    t = BilinearTaps(df, g, sx, sy);
     if (!Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
     for (int64_t k = 0; k < g.channels; ++k) {
       const uint8_t* s = src + k * g.cs;
