@@ -37,6 +37,18 @@ WarpRow warp_row(const WarpPlan& plan, int64_t y);
 void warp_u8_run(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const WarpRow& row, int64_t y, int64_t x_begin,
                  int64_t x_end);
 
+// The uint8 bilinear blend's fixed point (warp.cc): weights in units of 2^-kWeightBits, each tap's
+// sample * weight truncated to units of 2^-kAccBits grey level, so that a tap is a 16-bit high
+// multiply of (sample << 8) by its weight and the sum of four fits 16 bits.
+constexpr int kWeightBits = 15, kAccBits = 7;
+constexpr float kWeightOne = 1 << kWeightBits, kAccStep = 1.0f / (1 << kAccBits);
+static_assert(kWeightBits - kAccBits == 8, "a tap is the high half of (sample << 8) * weight");
+
+// A blended sum in units of 2^-kAccBits as a grey level, rounded half to even.
+inline int32_t round_acc(int32_t acc) {
+  return (acc + (1 << (kAccBits - 1)) - 1 + ((acc >> kAccBits) & 1)) >> kAccBits;
+}
+
 // A float sample as uint8: clamped to [0, 255], rounded half to even (as torch.round).
 inline uint8_t round_u8(float v) {
   const float clamped = v > 0.0f ? (v < 255.0f ? v : 255.0f) : 0.0f;

@@ -8,10 +8,13 @@
 // uint8 results are rounded half to even.
 //
 // Two precisions: warp_f32 (the warp template below) maps and blends in double; the uint8 warps
-// (warp_u8_run, the scalar reference of warp_hwy.cc's kernel) map and blend in float32, as torch does
-// for uint8 images, with the row starts of warp_row computed in double. Float32 positions are off by
-// at most a few 1e-4 pixel on a 4096-wide image, 0.1 grey level on the steepest edge, so the uint8
-// results stay within 1 of torchvision (tests/transforms/warp_hwy_test.cc bounds them against the
+// (warp_u8_run, the scalar reference of warp_hwy.cc's kernel) map in float32, as torch does for uint8
+// images, with the row starts of warp_row computed in double, and blend in fixed point: the four
+// float weights rounded to 15 bits, each tap's product truncated to 7 fractional bits, the sum rounded
+// half to even (geometry_kernels.h, round_acc); with a fill, the fill blend is in float on that sum.
+// Float32 positions are off by at most a few 1e-4 pixel on a 3000-wide image (0.15 grey level on the
+// steepest edge), the fixed point by under 0.05, so the uint8 results stay within 1 of torchvision,
+// whose own float32 positions are as close (tests/transforms/warp_hwy_test.cc bounds them against the
 // double-precision warp_f32). Built with -ffp-contract=off (transforms/CMakeLists.txt): every
 // multiply and add rounds on its own, as in the Highway kernel.
 #include <algorithm>
@@ -185,6 +188,15 @@ WarpRow warp_row(const WarpPlan& plan, int64_t y) {
           static_cast<float>(c[6] * 0.5 + c[7] * py + 1.0),  static_cast<float>(c[6])};
 }
 
+namespace {
+
+// round half to even of a float below 2^22 in magnitude, as an integer.
+inline int32_t nearest_int(float v) {
+  return static_cast<int32_t>((v + 0x1.8p23f) - 0x1.8p23f);
+}
+
+}  // namespace
+
 void warp_u8_run(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const WarpRow& row, int64_t y, int64_t x_begin,
                  int64_t x_end) {
   const int64_t w = plan.in.width, h = plan.in.height, ps = plan.in_strides.pixel;
@@ -226,13 +238,19 @@ void warp_u8_run(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const W
       if (!valid) weight[k] = 0.0f;
     }
     const float mask = ((weight[0] + weight[1]) + weight[2]) + weight[3];
+    int32_t q[4];  // the weights in fixed point (kWeightBits)
+    for (int k = 0; k < 4; ++k) q[k] = nearest_int(weight[k] * kWeightOne);
     for (int64_t k = 0; k < plan.channels; ++k) {
       const uint8_t* s = src + k * plan.in_strides.channel;
-      const float acc = ((weight[0] * static_cast<float>(s[offset[0]]) + weight[1] * static_cast<float>(s[offset[1]])) +
-                         weight[2] * static_cast<float>(s[offset[2]])) +
-                        weight[3] * static_cast<float>(s[offset[3]]);
-      const float f = plan.fill != nullptr ? static_cast<float>(plan.fill[k]) : 0.0f;
-      o[k * plan.out_strides.channel] = round_u8(plan.fill != nullptr ? mask * (acc - f) + f : acc);
+      int32_t acc = 0;  // kAccBits
+      for (int j = 0; j < 4; ++j) acc += (s[offset[j]] * q[j]) >> (kWeightBits - kAccBits);
+      uint8_t& value = o[k * plan.out_strides.channel];
+      if (plan.fill == nullptr) {
+        value = static_cast<uint8_t>(std::min(round_acc(acc), 255));
+      } else {
+        const float f = static_cast<float>(plan.fill[k]);
+        value = round_u8(mask * (static_cast<float>(acc) * kAccStep - f) + f);
+      }
     }
   }
 }

@@ -21,6 +21,8 @@ HWY_BEFORE_NAMESPACE();
 namespace loom::transforms::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#if HWY_TARGET != HWY_SCALAR  // a vector of one lane holds no pixel pair: HWY_SCALAR runs the reference
+
 using DF = hn::ScalableTag<float>;
 using DI = hn::RebindToSigned<DF>;
 using DU8 = hn::Rebind<uint8_t, DI>;
@@ -46,18 +48,39 @@ HWY_INLINE VI GatherByte(DI di, const uint8_t* base, VI offset) {
   return hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base), offset), hn::Set(di, 0xFF));
 }
 
-// Byte `k` of each lane of a gathered word, as float.
-HWY_INLINE VF ByteAsFloat(DF df, VI word, int k) {
-  const DI di;
-  return hn::ConvertTo(df, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)));
+using D16 = hn::Repartition<uint16_t, DI>;
+using V16 = hn::Vec<D16>;
+
+// Bytes 0 and 2 of each 32-bit lane as 16-bit lanes times 256, and bytes 1 and 3 likewise.
+HWY_INLINE V16 EvenBytes(VI word) {
+  return hn::ShiftLeft<8>(hn::BitCast(D16(), word));
+}
+HWY_INLINE V16 OddBytes(VI word) {
+  const D16 d16;
+  return hn::And(hn::BitCast(d16, word), hn::Set(d16, 0xFF00));
 }
 
-// A blended float sample as uint8 lanes (round_u8).
-HWY_INLINE hn::Vec<DU8> ToU8(DF df, VF v) {
+// The fixed-point blend (warp.cc) per 16-bit lane: sum_j (sample_j * q_j) >> 8 for samples given
+// times 256, in units of 2^-kAccBits grey level.
+HWY_INLINE V16 Taps(V16 s0, V16 s1, V16 s2, V16 s3, V16 q0, V16 q1, V16 q2, V16 q3) {
+  return hn::Add(hn::Add(hn::Add(hn::MulHigh(s0, q0), hn::MulHigh(s1, q1)), hn::MulHigh(s2, q2)), hn::MulHigh(s3, q3));
+}
+
+// round_acc per 16-bit lane.
+HWY_INLINE V16 RoundAcc(V16 acc) {
+  const D16 d16;
+  const V16 bias =
+      hn::Add(hn::Set(d16, (1 << (kAccBits - 1)) - 1), hn::And(hn::ShiftRight<kAccBits>(acc), hn::Set(d16, 1)));
+  return hn::ShiftRight<kAccBits>(hn::Add(acc, bias));
+}
+
+// With a fill: round_u8(mask * (acc * 2^-kAccBits - fill) + fill), acc in 32-bit lanes.
+HWY_INLINE VI FillBlend(DF df, VI acc, VF mask, double fill) {
   const DI di;
-  const DU8 du8;
+  const VF f = hn::Set(df, static_cast<float>(fill));
+  VF v = hn::Add(hn::Mul(mask, hn::Sub(hn::Mul(hn::ConvertTo(df, acc), hn::Set(df, kAccStep)), f)), f);
   v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
-  return hn::DemoteTo(du8, hn::ConvertTo(di, hn::Round(v)));
+  return hn::ConvertTo(di, hn::Round(v));
 }
 
 // Everything a vector of output pixels needs, per layout: where to read and how to store.
@@ -69,11 +92,21 @@ struct Geometry {
   const double* fill;
 };
 
-// Bilinear taps of N output pixels: offsets (zero where the tap is outside) and weights.
+// Bilinear taps of N output pixels: offsets (zero where the tap is outside), weights (zero there too),
+// the weights in fixed point, and their float sum.
 struct Bilinear {
   VI o0, o1, o2, o3;
   VF w0, w1, w2, w3, mask;
+  VI q0, q1, q2, q3;
 };
+
+HWY_INLINE void Quantize(DF df, Bilinear& t) {
+  const VF one = hn::Set(df, kWeightOne);
+  t.q0 = hn::NearestInt(hn::Mul(t.w0, one));
+  t.q1 = hn::NearestInt(hn::Mul(t.w1, one));
+  t.q2 = hn::NearestInt(hn::Mul(t.w2, one));
+  t.q3 = hn::NearestInt(hn::Mul(t.w3, one));
+}
 
 // The taps when every lane's four taps are inside the image (the bulk of a warp), without the masking
 // of BilinearTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1, and
@@ -97,6 +130,7 @@ HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t
   t.w2 = hn::Mul(bx, ay);
   t.w3 = hn::Mul(ax, ay);
   t.mask = hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3);
+  Quantize(df, t);
   return true;
 }
 
@@ -130,6 +164,7 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   t.w2 = hn::IfThenElseZero(hn::RebindMask(df, v2), hn::Mul(bx, ay));
   t.w3 = hn::IfThenElseZero(hn::RebindMask(df, v3), hn::Mul(ax, ay));
   t.mask = hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3);
+  Quantize(df, t);
   return t;
 }
 
@@ -137,13 +172,6 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
 HWY_INLINE bool Safe(DI di, const Geometry& g, VI o0, VI o1, VI o2, VI o3) {
   const VI hi = hn::Max(hn::Max(o0, o1), hn::Max(o2, o3));
   return hn::AllFalse(di, hn::Gt(hi, hn::Set(di, g.limit)));
-}
-
-HWY_INLINE VF Blend(DF df, const Bilinear& t, VF p0, VF p1, VF p2, VF p3, const double* fill, int64_t k) {
-  const VF acc = hn::Add(hn::Add(hn::Add(hn::Mul(t.w0, p0), hn::Mul(t.w1, p1)), hn::Mul(t.w2, p2)), hn::Mul(t.w3, p3));
-  if (fill == nullptr) return acc;
-  const VF f = hn::Set(df, static_cast<float>(fill[k]));
-  return hn::Add(hn::Mul(t.mask, hn::Sub(acc, f)), f);
 }
 
 // Interleaved output of C channels (HWC, 1 <= C <= 4); `channel(k)` gives channel k's uint8 lanes.
@@ -203,11 +231,25 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const auto base = reinterpret_cast<const int32_t*>(src);
     const VI p0 = hn::GatherOffset(di, base, t.o0), p1 = hn::GatherOffset(di, base, t.o1);
     const VI p2 = hn::GatherOffset(di, base, t.o2), p3 = hn::GatherOffset(di, base, t.o3);
-    auto channel = [&](int k) {
-      VF v = Blend(df, t, ByteAsFloat(df, p0, k), ByteAsFloat(df, p1, k), ByteAsFloat(df, p2, k),
-                   ByteAsFloat(df, p3, k), g.fill, k);
-      v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
-      return hn::ConvertTo(di, hn::Round(v));  // round_u8, in i32 lanes
+    // The weight of each pixel in both 16-bit halves of its lane.
+    auto pair = [](VI q) { return hn::BitCast(D16(), hn::Or(q, hn::ShiftLeft<16>(q))); };
+    const V16 q0 = pair(t.q0), q1 = pair(t.q1), q2 = pair(t.q2), q3 = pair(t.q3);
+    const V16 even = Taps(EvenBytes(p0), EvenBytes(p1), EvenBytes(p2), EvenBytes(p3), q0, q1, q2, q3);
+    const V16 odd = Taps(OddBytes(p0), OddBytes(p1), OddBytes(p2), OddBytes(p3), q0, q1, q2, q3);
+    if (g.fill == nullptr) {
+      const VI word = hn::Or(hn::BitCast(di, RoundAcc(even)), hn::BitCast(di, hn::ShiftLeft<8>(RoundAcc(odd))));
+      if constexpr (kWords) {
+        StoreWords<C>(word, out);
+      } else {
+        StorePixels<C>(
+            out, [&](int k) { return hn::DemoteTo(du8, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF))); });
+      }
+      return true;
+    }
+    auto channel = [&](int k) {  // channel k's sum, fill-blended, in 32-bit lanes
+      const VI sums = hn::BitCast(di, (k & 1) != 0 ? odd : even);
+      const VI acc = (k & 2) != 0 ? hn::ShiftRight<16>(sums) : hn::And(sums, hn::Set(di, 0xFFFF));
+      return FillBlend(df, acc, t.mask, g.fill[k]);
     };
     if constexpr (kWords) {
       VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
@@ -250,28 +292,27 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
   const DU8 du8;
   if constexpr (kBilinear) {
     Bilinear t;
-    if (InteriorTaps(df, g, sx, sy, t)) {
-      // Pixel pairs: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
-      if (!Safe(di, g, t.o0, t.o0, t.o2, t.o2)) return false;
-      const VI byte = hn::Set(di, 0xFF);
-      for (int64_t k = 0; k < g.channels; ++k) {
-        const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
-        const VI top = hn::GatherOffset(di, s, t.o0), bottom = hn::GatherOffset(di, s, t.o2);
-        const VF p0 = hn::ConvertTo(df, hn::And(top, byte)),
-                 p1 = hn::ConvertTo(df, hn::And(hn::ShiftRight<8>(top), byte));
-        const VF p2 = hn::ConvertTo(df, hn::And(bottom, byte));
-        const VF p3 = hn::ConvertTo(df, hn::And(hn::ShiftRight<8>(bottom), byte));
-        hn::StoreU(ToU8(df, Blend(df, t, p0, p1, p2, p3, g.fill, k)), du8, out + k * g.out_cs);
-      }
-      return true;
-    }
-    t = BilinearTaps(df, g, sx, sy);
-    if (!Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
+    const bool interior = InteriorTaps(df, g, sx, sy, t);
+    if (!interior) t = BilinearTaps(df, g, sx, sy);
+    // Interior: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
+    if (interior ? !Safe(di, g, t.o0, t.o0, t.o2, t.o2) : !Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
+    // The weights in the low 16-bit half of each lane, 0 in the high half (whose products vanish).
+    const D16 d16;
+    const V16 q0 = hn::BitCast(d16, t.q0), q1 = hn::BitCast(d16, t.q1);
+    const V16 q2 = hn::BitCast(d16, t.q2), q3 = hn::BitCast(d16, t.q3);
     for (int64_t k = 0; k < g.channels; ++k) {
-      const uint8_t* s = src + k * g.cs;
-      const VF p0 = hn::ConvertTo(df, GatherByte(di, s, t.o0)), p1 = hn::ConvertTo(df, GatherByte(di, s, t.o1));
-      const VF p2 = hn::ConvertTo(df, GatherByte(di, s, t.o2)), p3 = hn::ConvertTo(df, GatherByte(di, s, t.o3));
-      hn::StoreU(ToU8(df, Blend(df, t, p0, p1, p2, p3, g.fill, k)), du8, out + k * g.out_cs);
+      const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
+      V16 sum;
+      if (interior) {
+        const VI top = hn::GatherOffset(di, s, t.o0), bottom = hn::GatherOffset(di, s, t.o2);
+        sum = Taps(EvenBytes(top), OddBytes(top), EvenBytes(bottom), OddBytes(bottom), q0, q1, q2, q3);
+      } else {
+        sum = Taps(EvenBytes(hn::GatherOffset(di, s, t.o0)), EvenBytes(hn::GatherOffset(di, s, t.o1)),
+                   EvenBytes(hn::GatherOffset(di, s, t.o2)), EvenBytes(hn::GatherOffset(di, s, t.o3)), q0, q1, q2, q3);
+      }
+      const VI value =
+          g.fill == nullptr ? hn::BitCast(di, RoundAcc(sum)) : FillBlend(df, hn::BitCast(di, sum), t.mask, g.fill[k]);
+      hn::StoreU(hn::DemoteTo(du8, value), du8, out + k * g.out_cs);
     }
   } else {
     const VF rx = hn::Round(sx), ry = hn::Round(sy);
@@ -331,17 +372,23 @@ void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Ge
   }
 }
 
+#endif  // HWY_TARGET != HWY_SCALAR
+
 void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
   const int64_t c = plan.channels, w = plan.in.width, h = plan.in.height;
   const int64_t ps = plan.in_strides.pixel, cs = plan.in_strides.channel;
   const bool planar = ps == 1 && plan.out_strides.pixel == 1;
   const bool packed = ps == c && cs == 1 && plan.out_strides.pixel == c && plan.out_strides.channel == 1 && c <= 4;
   const int64_t bytes = (w * h - 1) * ps + (c - 1) * cs + 1;  // of src
+#if HWY_TARGET == HWY_SCALAR
+  (void)planar, (void)packed, (void)bytes;
+  return warp_u8_reference(src, dst, plan);
+#else
   const DF df;
-  // The scalar reference where a vector holds no whole pixel, for other layouts, and where offsets or
-  // positions would not fit int32 lanes or float32 integers.
-  if (HWY_TARGET == HWY_SCALAR || !(planar || packed) || bytes >= (int64_t{1} << 31) || w >= (1 << 22) ||
-      h >= (1 << 22) || plan.out.width >= (1 << 22) || hn::Lanes(df) < 4) {
+  // The scalar reference for other layouts, and where offsets or positions would not fit int32 lanes
+  // or float32 integers.
+  if (!(planar || packed) || bytes >= (int64_t{1} << 31) || w >= (1 << 22) || h >= (1 << 22) ||
+      plan.out.width >= (1 << 22) || hn::Lanes(df) < 4) {
     return warp_u8_reference(src, dst, plan);
   }
   const Geometry g{static_cast<int32_t>(w),
@@ -357,6 +404,7 @@ void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
     return plan.bilinear ? WarpLayout<true, true>(src, dst, plan, g) : WarpLayout<true, false>(src, dst, plan, g);
   }
   return plan.bilinear ? WarpLayout<false, true>(src, dst, plan, g) : WarpLayout<false, false>(src, dst, plan, g);
+#endif
 }
 
 }  // namespace loom::transforms::detail::HWY_NAMESPACE
