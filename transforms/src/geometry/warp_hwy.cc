@@ -92,44 +92,76 @@ struct Geometry {
   const double* fill;
 };
 
-// Bilinear taps of N output pixels: offsets (zero where the tap is outside), weights (zero there too),
-// the weights in fixed point, and their float sum.
+// Bilinear taps of N output pixels: offsets (zero where the tap is outside), the weights times
+// kWeightOne (zero there too; the scaling by a power of two commutes with every float rounding, so
+// these are the reference's weights, scaled), the weights in fixed point, and the largest offset.
 struct Bilinear {
-  VI o0, o1, o2, o3;
-  VF w0, w1, w2, w3, mask;
-  VI q0, q1, q2, q3;
+  VI o0, o1, o2, o3, hi;
+  VF w0, w1, w2, w3;
+  VI q0, q1, q2, q3;  // in the low 16 bits of each lane, junk above (LowWeights, PairWeights)
 };
 
+// 2^23 + 2^22: a float of magnitude below 2^22 added to it rounds to an integer (half to even), held
+// in the low mantissa bits: the reference's nearest_int, and floor's result as an integer.
+constexpr float kMagic = 0x1.8p23f;
+constexpr int32_t kMagicBits = 0x4B400000;
+
+HWY_INLINE VI MagicInt(DF df, VF v) {
+  return hn::BitCast(DI(), hn::Add(v, hn::Set(df, kMagic)));
+}
+
+// The four weights from the fractional parts, and their fixed-point forms.
+HWY_INLINE void Weights(DF df, VF ax, VF ay, Bilinear& t) {
+  const VF one = hn::Set(df, 1.0f), scale = hn::Set(df, kWeightOne);
+  const VF bx = hn::Mul(hn::Sub(one, ax), scale), by = hn::Sub(one, ay);
+  const VF sax = hn::Mul(ax, scale);
+  t.w0 = hn::Mul(bx, by);
+  t.w1 = hn::Mul(sax, by);
+  t.w2 = hn::Mul(bx, ay);
+  t.w3 = hn::Mul(sax, ay);
+}
+
 HWY_INLINE void Quantize(DF df, Bilinear& t) {
-  const VF one = hn::Set(df, kWeightOne);
-  t.q0 = hn::NearestInt(hn::Mul(t.w0, one));
-  t.q1 = hn::NearestInt(hn::Mul(t.w1, one));
-  t.q2 = hn::NearestInt(hn::Mul(t.w2, one));
-  t.q3 = hn::NearestInt(hn::Mul(t.w3, one));
+  t.q0 = MagicInt(df, t.w0);
+  t.q1 = MagicInt(df, t.w1);
+  t.q2 = MagicInt(df, t.w2);
+  t.q3 = MagicInt(df, t.w3);
+}
+
+// The weights' float sum (the inside weight), for the fill blend.
+HWY_INLINE VF Mask(DF df, const Bilinear& t) {
+  return hn::Mul(hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3), hn::Set(df, 1.0f / kWeightOne));
+}
+
+// The fixed-point weights in the low 16-bit half of each lane, 0 in the high half; and in both halves.
+HWY_INLINE V16 LowWeights(VI q) {
+  const DI di;
+  return hn::BitCast(D16(), hn::And(q, hn::Set(di, 0xFFFF)));
+}
+HWY_INLINE V16 PairWeights(VI q) {
+  const DI di;
+  return hn::BitCast(D16(), hn::Or(hn::And(q, hn::Set(di, 0xFFFF)), hn::ShiftLeft<16>(q)));
 }
 
 // The taps when every lane's four taps are inside the image (the bulk of a warp), without the masking
-// of BilinearTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1, and
-// floor is truncation for s >= 0). False, and `t` untouched, when some lane has a tap outside.
+// of BilinearTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1).
+// False, and `t` untouched, when some lane has a tap outside.
 HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t) {
   const DI di;
   const auto interior =
       hn::And(hn::And(hn::Ge(sx, hn::Zero(df)), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w - 1)))),
               hn::And(hn::Ge(sy, hn::Zero(df)), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h - 1)))));
   if (!hn::AllTrue(df, interior)) return false;
-  const VI x0 = hn::ConvertTo(di, sx), y0 = hn::ConvertTo(di, sy);
-  const VF ax = hn::Sub(sx, hn::ConvertTo(df, x0)), ay = hn::Sub(sy, hn::ConvertTo(df, y0));
-  const VF one = hn::Set(df, 1.0f), bx = hn::Sub(one, ax), by = hn::Sub(one, ay);
+  const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
+  const VI magic = hn::Set(di, kMagicBits);
+  const VI x0 = hn::Sub(MagicInt(df, fx), magic), y0 = hn::Sub(MagicInt(df, fy), magic);
   const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
   t.o0 = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), right);
   t.o1 = hn::Add(t.o0, right);
   t.o2 = hn::Add(t.o0, down);
   t.o3 = hn::Add(t.o2, right);
-  t.w0 = hn::Mul(bx, by);
-  t.w1 = hn::Mul(ax, by);
-  t.w2 = hn::Mul(bx, ay);
-  t.w3 = hn::Mul(ax, ay);
-  t.mask = hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3);
+  t.hi = t.o3;
+  Weights(df, hn::Sub(sx, fx), hn::Sub(sy, fy), t);
   Quantize(df, t);
   return true;
 }
@@ -139,14 +171,14 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   if (InteriorTaps(df, g, sx, sy, t)) return t;
   const DI di;
   const VF wf = hn::Set(df, static_cast<float>(g.w)), hf = hn::Set(df, static_cast<float>(g.h));
-  const VF minus1 = hn::Set(df, -1.0f), one = hn::Set(df, 1.0f);
+  const VF minus1 = hn::Set(df, -1.0f);
   const auto inside_f =
       hn::And(hn::And(hn::Gt(sx, minus1), hn::Lt(sx, wf)), hn::And(hn::Gt(sy, minus1), hn::Lt(sy, hf)));
   sx = hn::IfThenElseZero(inside_f, sx);
   sy = hn::IfThenElseZero(inside_f, sy);
   const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
-  const VF ax = hn::Sub(sx, fx), ay = hn::Sub(sy, fy), bx = hn::Sub(one, ax), by = hn::Sub(one, ay);
-  const VI x0 = hn::ConvertTo(di, fx), y0 = hn::ConvertTo(di, fy);
+  const VI magic = hn::Set(di, kMagicBits);
+  const VI x0 = hn::Sub(MagicInt(df, fx), magic), y0 = hn::Sub(MagicInt(df, fy), magic);
   const VI x1 = hn::Add(x0, hn::Set(di, 1)), y1 = hn::Add(y0, hn::Set(di, 1));
   const auto inside = hn::RebindMask(di, inside_f);
   const auto vx0 = hn::Gt(x0, hn::Set(di, -1)), vy0 = hn::Gt(y0, hn::Set(di, -1));
@@ -159,18 +191,18 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   t.o1 = hn::IfThenElseZero(v1, hn::Add(o, right));
   t.o2 = hn::IfThenElseZero(v2, hn::Add(o, down));
   t.o3 = hn::IfThenElseZero(v3, hn::Add(hn::Add(o, down), right));
-  t.w0 = hn::IfThenElseZero(hn::RebindMask(df, v0), hn::Mul(bx, by));
-  t.w1 = hn::IfThenElseZero(hn::RebindMask(df, v1), hn::Mul(ax, by));
-  t.w2 = hn::IfThenElseZero(hn::RebindMask(df, v2), hn::Mul(bx, ay));
-  t.w3 = hn::IfThenElseZero(hn::RebindMask(df, v3), hn::Mul(ax, ay));
-  t.mask = hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3);
+  t.hi = hn::Max(hn::Max(t.o0, t.o1), hn::Max(t.o2, t.o3));
+  Weights(df, hn::Sub(sx, fx), hn::Sub(sy, fy), t);
+  t.w0 = hn::IfThenElseZero(hn::RebindMask(df, v0), t.w0);
+  t.w1 = hn::IfThenElseZero(hn::RebindMask(df, v1), t.w1);
+  t.w2 = hn::IfThenElseZero(hn::RebindMask(df, v2), t.w2);
+  t.w3 = hn::IfThenElseZero(hn::RebindMask(df, v3), t.w3);
   Quantize(df, t);
   return t;
 }
 
-// Whether every gather of these offsets stays inside src.
-HWY_INLINE bool Safe(DI di, const Geometry& g, VI o0, VI o1, VI o2, VI o3) {
-  const VI hi = hn::Max(hn::Max(o0, o1), hn::Max(o2, o3));
+// Whether gathers at offsets up to `hi` stay inside src.
+HWY_INLINE bool Safe(DI di, const Geometry& g, VI hi) {
   return hn::AllFalse(di, hn::Gt(hi, hn::Set(di, g.limit)));
 }
 
@@ -227,13 +259,12 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   constexpr bool kWords = kWordStores && C >= 3;
   if constexpr (kBilinear) {
     const Bilinear t = BilinearTaps(df, g, sx, sy);
-    if (!Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
+    if (!Safe(di, g, t.hi)) return false;
     const auto base = reinterpret_cast<const int32_t*>(src);
     const VI p0 = hn::GatherOffset(di, base, t.o0), p1 = hn::GatherOffset(di, base, t.o1);
     const VI p2 = hn::GatherOffset(di, base, t.o2), p3 = hn::GatherOffset(di, base, t.o3);
     // The weight of each pixel in both 16-bit halves of its lane.
-    auto pair = [](VI q) { return hn::BitCast(D16(), hn::Or(q, hn::ShiftLeft<16>(q))); };
-    const V16 q0 = pair(t.q0), q1 = pair(t.q1), q2 = pair(t.q2), q3 = pair(t.q3);
+    const V16 q0 = PairWeights(t.q0), q1 = PairWeights(t.q1), q2 = PairWeights(t.q2), q3 = PairWeights(t.q3);
     const V16 even = Taps(EvenBytes(p0), EvenBytes(p1), EvenBytes(p2), EvenBytes(p3), q0, q1, q2, q3);
     const V16 odd = Taps(OddBytes(p0), OddBytes(p1), OddBytes(p2), OddBytes(p3), q0, q1, q2, q3);
     if (g.fill == nullptr) {
@@ -246,10 +277,11 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
       }
       return true;
     }
+    const VF mask = Mask(df, t);
     auto channel = [&](int k) {  // channel k's sum, fill-blended, in 32-bit lanes
       const VI sums = hn::BitCast(di, (k & 1) != 0 ? odd : even);
       const VI acc = (k & 2) != 0 ? hn::ShiftRight<16>(sums) : hn::And(sums, hn::Set(di, 0xFFFF));
-      return FillBlend(df, acc, t.mask, g.fill[k]);
+      return FillBlend(df, acc, mask, g.fill[k]);
     };
     if constexpr (kWords) {
       VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
@@ -266,7 +298,7 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const VI ix = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, rx));
     const VI iy = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, ry));
     const VI o = hn::IfThenElseZero(inside, hn::Mul(hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix), hn::Set(di, g.ps)));
-    if (!Safe(di, g, o, o, o, o)) return false;
+    if (!Safe(di, g, o)) return false;
     const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
     auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
     if constexpr (kWords) {
@@ -295,11 +327,10 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const bool interior = InteriorTaps(df, g, sx, sy, t);
     if (!interior) t = BilinearTaps(df, g, sx, sy);
     // Interior: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
-    if (interior ? !Safe(di, g, t.o0, t.o0, t.o2, t.o2) : !Safe(di, g, t.o0, t.o1, t.o2, t.o3)) return false;
+    if (!Safe(di, g, interior ? t.o2 : t.hi)) return false;
     // The weights in the low 16-bit half of each lane, 0 in the high half (whose products vanish).
-    const D16 d16;
-    const V16 q0 = hn::BitCast(d16, t.q0), q1 = hn::BitCast(d16, t.q1);
-    const V16 q2 = hn::BitCast(d16, t.q2), q3 = hn::BitCast(d16, t.q3);
+    const V16 q0 = LowWeights(t.q0), q1 = LowWeights(t.q1), q2 = LowWeights(t.q2), q3 = LowWeights(t.q3);
+    const VF mask = g.fill != nullptr ? Mask(df, t) : hn::Zero(df);
     for (int64_t k = 0; k < g.channels; ++k) {
       const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
       V16 sum;
@@ -311,7 +342,7 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
                    EvenBytes(hn::GatherOffset(di, s, t.o2)), EvenBytes(hn::GatherOffset(di, s, t.o3)), q0, q1, q2, q3);
       }
       const VI value =
-          g.fill == nullptr ? hn::BitCast(di, RoundAcc(sum)) : FillBlend(df, hn::BitCast(di, sum), t.mask, g.fill[k]);
+          g.fill == nullptr ? hn::BitCast(di, RoundAcc(sum)) : FillBlend(df, hn::BitCast(di, sum), mask, g.fill[k]);
       hn::StoreU(hn::DemoteTo(du8, value), du8, out + k * g.out_cs);
     }
   } else {
@@ -322,7 +353,7 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const VI ix = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, rx));
     const VI iy = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, ry));
     const VI o = hn::IfThenElseZero(inside, hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix));
-    if (!Safe(di, g, o, o, o, o)) return false;
+    if (!Safe(di, g, o)) return false;
     for (int64_t k = 0; k < g.channels; ++k) {
       const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
       hn::StoreU(hn::DemoteTo(du8, hn::IfThenElse(inside, GatherByte(di, src + k * g.cs, o), fill)), du8,
