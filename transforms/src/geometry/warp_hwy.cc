@@ -201,6 +201,22 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   return t;
 }
 
+// Nearest: the offset of each lane's pixel (times the pixel stride if kPixelStride, else in a plane),
+// 0 where it is outside, and whether it is inside. rx, ry below 2^22 in magnitude where inside.
+template <bool kPixelStride>
+HWY_INLINE VI NearestTap(DF df, const Geometry& g, VF sx, VF sy, hn::Mask<DI>& inside) {
+  const DI di;
+  const VF rx = hn::Round(sx), ry = hn::Round(sy);
+  const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
+                                hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
+  inside = hn::RebindMask(di, inside_f);
+  const VI magic = hn::Set(di, kMagicBits);
+  const VI ix = hn::Sub(MagicInt(df, hn::IfThenElseZero(inside_f, rx)), magic);
+  const VI iy = hn::Sub(MagicInt(df, hn::IfThenElseZero(inside_f, ry)), magic);
+  const VI o = hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix);
+  return kPixelStride ? hn::Mul(o, hn::Set(di, g.ps)) : o;
+}
+
 // Whether gathers at offsets up to `hi` stay inside src.
 HWY_INLINE bool Safe(DI di, const Geometry& g, VI hi) {
   return hn::AllFalse(di, hn::Gt(hi, hn::Set(di, g.limit)));
@@ -291,13 +307,8 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
       StorePixels<C>(out, [&](int k) { return hn::DemoteTo(du8, channel(k)); });
     }
   } else {
-    const VF rx = hn::Round(sx), ry = hn::Round(sy);
-    const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
-                                  hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
-    const auto inside = hn::RebindMask(di, inside_f);
-    const VI ix = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, rx));
-    const VI iy = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, ry));
-    const VI o = hn::IfThenElseZero(inside, hn::Mul(hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix), hn::Set(di, g.ps)));
+    hn::Mask<DI> inside;
+    const VI o = NearestTap<true>(df, g, sx, sy, inside);
     if (!Safe(di, g, o)) return false;
     const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
     auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
@@ -346,13 +357,8 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
       hn::StoreU(hn::DemoteTo(du8, value), du8, out + k * g.out_cs);
     }
   } else {
-    const VF rx = hn::Round(sx), ry = hn::Round(sy);
-    const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
-                                  hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
-    const auto inside = hn::RebindMask(di, inside_f);
-    const VI ix = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, rx));
-    const VI iy = hn::ConvertTo(di, hn::IfThenElseZero(inside_f, ry));
-    const VI o = hn::IfThenElseZero(inside, hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix));
+    hn::Mask<DI> inside;
+    const VI o = NearestTap<false>(df, g, sx, sy, inside);
     if (!Safe(di, g, o)) return false;
     for (int64_t k = 0; k < g.channels; ++k) {
       const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
