@@ -1,8 +1,8 @@
 // The Highway uint8 warp kernel equals its scalar reference bit for bit on every SIMD target this CPU
 // supports (nearest and bilinear, affine and perspective, CHW and HWC, 1-5 channels, with and without
 // a fill, maps that leave the image, tie positions, degenerate perspectives, images smaller than a
-// vector); and the float32 uint8 warps stay within rounding of the double-precision float warps on a
-// large image, the precision that keeps them within 1 grey level of torchvision.
+// vector); and the uint8 warps stay within rounding (plus 0.2) of the double-precision float warps on
+// a large image, the precision that keeps them within 1 grey level of torchvision.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
@@ -92,11 +92,12 @@ TEST(WarpHwy, EveryTargetMatchesTheScalarReference) {
 }
 
 // A 3000x2000 RGB noise image (the steepest gradients), rotated and scaled, and in perspective: the
-// float32 uint8 warp is within 0.5 + 0.15 of the double-precision warp_f32 of the same pixels, so its
-// sampling positions are off by under 0.15 / 255 pixel; torch's float32 positions are as close, so
-// the two rounded results stay within 1 grey level. Nearest picks another pixel only where a position
-// is within float32 rounding of a half-way point.
-TEST(WarpHwy, Float32StaysWithinRoundingOfDoubleOnALargeImage) {
+// uint8 bilinear warp (float32 positions, fixed-point blend) is within 0.5 + 0.2 of the
+// double-precision warp_f32 of the same pixels: rounding, plus under 0.15 grey level from the float32
+// positions and 0.05 from the fixed point. torch's float32 positions are as close to exact, so the
+// two rounded results stay within 1 grey level. Nearest picks another pixel only where a position is
+// within float32 rounding of a half-way point.
+TEST(WarpHwy, StaysWithinRoundingOfTheDoubleWarpOnALargeImage) {
   const Size size{2000, 3000};
   const int64_t channels = 3, n = size.height * size.width * channels;
   std::mt19937 rng(7);
@@ -123,7 +124,7 @@ TEST(WarpHwy, Float32StaysWithinRoundingOfDoubleOnALargeImage) {
         mismatches += d > 0.0;
       }
       if (bilinear) {
-        EXPECT_LE(worst, 0.65) << m.name;
+        EXPECT_LE(worst, 0.7) << m.name;
         std::printf("%s bilinear: max |uint8 - double| = %.4f\n", m.name.c_str(), worst);
       } else {
         EXPECT_LE(static_cast<double>(mismatches) / static_cast<double>(n), 1e-3) << m.name;

@@ -3,13 +3,16 @@
 //
 // A vector holds N consecutive output pixels of one row. Their source positions come from the row's
 // lines (warp_row): x0 + x * dx (and a per-lane divide for perspective), in float32. Nearest rounds
-// them half to even; bilinear takes the floor, the four taps and their weights, with the weight and
-// the offset of each tap outside the image zeroed. Source bytes are read with 32-bit gathers at byte
+// them half to even; bilinear takes the floor, the four taps and their float weights (the weight and
+// the offset of each tap outside the image zeroed; a vector whose taps are all inside skips that
+// masking), then the weights in 15-bit fixed point. Source bytes are read with 32-bit gathers at byte
 // offsets (GatherOffset): an interleaved image of up to 4 channels (HWC) gathers each tap's pixel once
-// and takes its channels from the word's bytes; otherwise each channel gathers its own byte. Gathers
-// read 4 bytes, so a vector whose reads would pass the end of `src` (the last pixels of the image)
-// is left to the scalar reference, as are row tails shorter than a vector. The blend is in float:
-// ((w0 p0 + w1 p1) + w2 p2) + w3 p3, then mask * (acc - fill) + fill when a fill is given.
+// and blends its bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the
+// weight per tap); a planar image (CHW) gathers each channel's tap pairs (the word at the left tap
+// holds the right one in byte 1). Gathers read 4 bytes, so a vector whose reads would pass the end of
+// `src` (the last pixels of the image) is left to the scalar reference, as are row tails shorter than
+// a vector. With a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and
+// 4-channel pixels are stored as packed 32-bit words.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "geometry/warp_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
