@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,17 +39,6 @@ inline double round_half_even(double v) {
 inline int64_t floor_int(double v) {
   const auto i = static_cast<int64_t>(v);
   return i - (static_cast<double>(i) > v);
-}
-
-// uint8: clamp to [0, 255] (NaN to 0), round half to even.
-template <typename T>
-T store(double v) {
-  if constexpr (std::is_same_v<T, uint8_t>) {
-    const double clamped = v > 0.0 ? (v < 255.0 ? v : 255.0) : 0.0;
-    return static_cast<uint8_t>(round_half_even(clamped));
-  } else {
-    return static_cast<T>(v);
-  }
 }
 
 // Where one output pixel reads: four source pixel offsets with their weights (a tap outside the image
@@ -101,9 +89,9 @@ void bilinear_taps(double sx, double sy, Size in, int64_t pixel_stride, Taps& t)
   }
 }
 
-// Warps every channel; map(x, y) gives the source position of output pixel (x, y). The taps of a row
-// are computed once and applied to each channel. `fill` null: torchvision's fill=None (outside reads
-// as zero, no blending).
+// Warps every channel of a float32 image (the uint8 warps are warp_u8_run below); map(x, y) gives the source position
+// of output pixel (x, y). The taps of a row are computed once and applied to each channel. `fill` null: torchvision's
+// fill=None (outside reads as zero, no blending).
 template <typename T, typename Map>
 void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out, PixelStrides out_strides,
                 int64_t channels, const Map& map, bool bilinear, const double* fill) {
@@ -122,7 +110,7 @@ void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out
       T* o = dst + y * out.width * out_strides.pixel + k * out_strides.channel;
       const double f = fill ? fill[k] : 0.0;
       if (!bilinear) {
-        const T outside = store<T>(f);
+        const T outside = static_cast<T>(f);
         for (int64_t x = 0; x < out.width; ++x)
           o[x * out_strides.pixel] = row[x].mask > 0 ? s[row[x].offset[0]] : outside;
         continue;
@@ -132,7 +120,7 @@ void warp_image(const T* src, Size in, PixelStrides in_strides, T* dst, Size out
         const double acc =
             t.weight[0] * static_cast<double>(s[t.offset[0]]) + t.weight[1] * static_cast<double>(s[t.offset[1]]) +
             t.weight[2] * static_cast<double>(s[t.offset[2]]) + t.weight[3] * static_cast<double>(s[t.offset[3]]);
-        o[x * out_strides.pixel] = store<T>(fill ? t.mask * (acc - f) + f : acc);
+        o[x * out_strides.pixel] = static_cast<T>(fill ? t.mask * (acc - f) + f : acc);
       }
     }
   }
