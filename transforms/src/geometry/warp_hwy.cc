@@ -18,6 +18,8 @@
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
+#include <vector>
+
 #include "geometry/geometry_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -93,7 +95,16 @@ struct Geometry {
   int64_t channels;
   int64_t out_cs;  // output channel stride
   const double* fill;
+  const uint8_t* outside;  // per channel: the value of a pixel with no tap inside the image
 };
+
+// Whether no lane of a bilinear vector has a tap inside the image: then every pixel is `outside`.
+HWY_INLINE bool AllOutside(DF df, const Geometry& g, VF sx, VF sy) {
+  const VF minus1 = hn::Set(df, -1.0f);
+  const auto some_inside = hn::And(hn::And(hn::Gt(sx, minus1), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w)))),
+                                   hn::And(hn::Gt(sy, minus1), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h)))));
+  return hn::AllFalse(df, some_inside);
+}
 
 // Bilinear taps of N output pixels: offsets (zero where the tap is outside), the weights times
 // kWeightOne (zero there too; the scaling by a power of two commutes with every float rounding, so
@@ -276,7 +287,18 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   const DI di;
   const DU8 du8;
   constexpr bool kWords = kWordStores && C >= 3;
+  auto store_outside = [&] {
+    if constexpr (kWords) {
+      int32_t word = 0;
+      for (int k = 0; k < C; ++k) word |= static_cast<int32_t>(static_cast<uint32_t>(g.outside[k]) << (8 * k));
+      StoreWords<C>(hn::Set(di, word), out);
+    } else {
+      StorePixels<C>(out, [&](int k) { return hn::Set(du8, g.outside[k]); });
+    }
+    return true;
+  };
   if constexpr (kBilinear) {
+    if (AllOutside(df, g, sx, sy)) return store_outside();
     const Bilinear t = BilinearTaps(df, g, sx, sy);
     if (!Safe(di, g, t.hi)) return false;
     const auto base = reinterpret_cast<const int32_t*>(src);
@@ -312,6 +334,7 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   } else {
     hn::Mask<DI> inside;
     const VI o = NearestTap<true>(df, g, sx, sy, inside);
+    if (hn::AllFalse(di, inside)) return store_outside();
     if (!Safe(di, g, o)) return false;
     const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
     auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
@@ -336,9 +359,14 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
   const DF df;
   const DI di;
   const DU8 du8;
+  auto store_outside = [&] {
+    for (int64_t k = 0; k < g.channels; ++k) hn::StoreU(hn::Set(du8, g.outside[k]), du8, out + k * g.out_cs);
+    return true;
+  };
   if constexpr (kBilinear) {
     Bilinear t;
     const bool interior = InteriorTaps(df, g, sx, sy, t);
+    if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
     if (!interior) t = BilinearTaps(df, g, sx, sy);
     // Interior: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
     if (!Safe(di, g, interior ? t.o2 : t.hi)) return false;
@@ -362,6 +390,7 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
   } else {
     hn::Mask<DI> inside;
     const VI o = NearestTap<false>(df, g, sx, sy, inside);
+    if (hn::AllFalse(di, inside)) return store_outside();
     if (!Safe(di, g, o)) return false;
     for (int64_t k = 0; k < g.channels; ++k) {
       const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
@@ -431,6 +460,13 @@ void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
       plan.out.width >= (1 << 22) || hn::Lanes(df) < 4) {
     return warp_u8_reference(src, dst, plan);
   }
+  // What warp_u8_run gives a pixel with no tap inside: nearest the rounded fill; bilinear a zero sum
+  // blended with the fill by a zero inside weight (the same float expression, so also for inf fills).
+  std::vector<uint8_t> outside(static_cast<size_t>(c), 0);
+  for (int64_t k = 0; k < c && plan.fill != nullptr; ++k) {
+    const float f = static_cast<float>(plan.fill[k]);
+    outside[k] = plan.bilinear ? round_u8(0.0f * (0.0f * kAccStep - f) + f) : round_u8(f);
+  }
   const Geometry g{static_cast<int32_t>(w),
                    static_cast<int32_t>(h),
                    static_cast<int32_t>(ps),
@@ -438,7 +474,8 @@ void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
                    static_cast<int32_t>(bytes - 4 - (packed ? 0 : (c - 1) * cs)),
                    c,
                    plan.out_strides.channel,
-                   plan.fill};
+                   plan.fill,
+                   outside.data()};
   const bool perspective = plan.map == WarpMap::kPerspective;
   if (perspective) {
     return plan.bilinear ? WarpLayout<true, true>(src, dst, plan, g) : WarpLayout<true, false>(src, dst, plan, g);
