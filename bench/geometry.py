@@ -5,6 +5,7 @@ Run with Debian's Python: /usr/bin/python3 (python3-opencv, python3-numpy, pytho
 python3-torchvision).
 
     /usr/bin/python3 bench/geometry.py --loom-bench build/bench/loom_bench_geometry [--json out.json]
+        [--rounds N] [--loom-before OTHER_BUILD/bench/loom_bench_geometry]
 
 The same synthetic RGB images (1920x1080 and 224x224, benchlib.synthetic_rgb) and the same parameters
 go to every tool:
@@ -12,7 +13,7 @@ go to every tool:
   torchvision  transforms.functional on a uint8 CHW tensor, torch.set_num_threads(1): hflip, vflip,
                crop (+ .contiguous(): torchvision's crop is a view, loom's a copy), pad (constant and
                padding_mode="reflect"), rotate (NEAREST / BILINEAR, expand False / True), affine,
-               perspective (BILINEAR). Its uint8 warps convert to float, grid_sample and round.
+               perspective (NEAREST / BILINEAR). Its uint8 warps convert to float, grid_sample and round.
   OpenCV       on an HWC numpy array, cv2.setNumThreads(1): cv2.flip, slicing + .copy() for crop,
                cv2.copyMakeBorder (BORDER_CONSTANT; BORDER_REFLECT_101 = torchvision's "reflect"),
                cv2.warpAffine (INTER_NEAREST / INTER_LINEAR, WARP_INVERSE_MAP) with torchvision's own
@@ -22,8 +23,13 @@ go to every tool:
 The "|cv-tv|" column is the mean absolute difference of OpenCV's and torchvision's output pixels: a
 check that both got the same geometry (not 0: rounding and edge handling differ).
 Each time is the median of enough runs to take 0.2 s after a warm-up; ratios are peer time / loom
-time (> 1: loom is faster): torchvision / loom CHW and OpenCV / loom HWC.
+time (> 1: loom is faster): torchvision / loom CHW and OpenCV / loom HWC. A second table times loom's
+warps on each Highway target this CPU supports (loom_bench_geometry's per-target lines, AVX2 and up)
+against OpenCV: its HWC time for loom HWC, and for loom CHW the time of OpenCV's warp on each plane
+in turn (OpenCV has no planar layout). --rounds N times every tool N times, round after round, and
+reports medians; --loom-before also times another build's loom_bench_geometry (before a change).
 """
+import argparse
 import json
 import math
 
@@ -40,7 +46,9 @@ PAD = 32
 ANGLE = 30.0
 AFFINE = {"angle": 15.0, "translate": [20, 10], "scale": 1.1, "shear": [5.0, 3.0]}
 OPS = ["hflip", "vflip", "crop", "pad_constant", "pad_reflect", "rotate_nearest", "rotate_bilinear",
-       "rotate_nearest_expand", "rotate_bilinear_expand", "affine_nearest", "affine_bilinear", "perspective_bilinear"]
+       "rotate_nearest_expand", "rotate_bilinear_expand", "affine_nearest", "affine_bilinear",
+       "perspective_nearest", "perspective_bilinear"]
+WARPS = [op for op in OPS if op.startswith(("rotate", "affine", "perspective"))]
 
 
 def params(w, h):
@@ -53,12 +61,16 @@ def params(w, h):
 
 
 def loom_times(bench, image, crop, end):
-    """{(layout, op): ms} from loom_bench_geometry on `image` (H x W x 3 uint8)."""
+    """{(layout, op): ms} from loom_bench_geometry on `image` (H x W x 3 uint8), with the best SIMD
+    target, and {(layout, op, target): ms} for the warps on each target."""
     a = AFFINE
     args = [f"crop={','.join(map(str, crop))}", f"pad={PAD}", f"angle={ANGLE}",
             f"affine={a['angle']},{a['translate'][0]},{a['translate'][1]},{a['scale']},{a['shear'][0]},{a['shear'][1]}",
             "perspective=" + ",".join(str(v) for p in end for v in p)]
-    return {(r["layout"], r["op"]): r["ms"] for r in benchlib.run_loom_bench_on_image(bench, image, *args)}
+    lines = benchlib.run_loom_bench_on_image(bench, image, *args)
+    best = {(r["layout"], r["op"]): r["ms"] for r in lines if "target" not in r}
+    per_target = {(r["layout"], r["op"], r["target"]): r["ms"] for r in lines if "target" in r}
+    return best, per_target
 
 
 def cv_affine(inverse, in_size, out_size):
@@ -122,44 +134,105 @@ def peer_ops(image, crop, start, end):
                            lambda: cv2.warpAffine(image, aff, (w, h), flags=cv2.INTER_NEAREST | inv, **const)),
         "affine_bilinear": (lambda: TF.affine(chw, interpolation=bil, **AFFINE),
                             lambda: cv2.warpAffine(image, aff, (w, h), flags=cv2.INTER_LINEAR | inv, **const)),
+        "perspective_nearest": (lambda: TF.perspective(chw, start, end, near),
+                                lambda: cv2.warpPerspective(image, persp, (w, h), flags=cv2.INTER_NEAREST | inv,
+                                                            **const)),
         "perspective_bilinear": (lambda: TF.perspective(chw, start, end, bil),
                                  lambda: cv2.warpPerspective(image, persp, (w, h), flags=cv2.INTER_LINEAR | inv,
                                                              **const)),
     }
 
 
-def main():
-    args = benchlib.loom_bench_args(__doc__, "loom_bench_geometry")
-    cv2.setNumThreads(1)
-    torch.set_num_threads(1)
-    rows = []
-    for w, h in SIZES:
-        image = benchlib.synthetic_rgb(w, h)
-        crop, start, end = params(w, h)
-        loom = loom_times(args.loom_bench, image, crop, end)
-        with torch.inference_mode():
-            for op, (tv_fn, cv_fn) in peer_ops(image, crop, start, end).items():
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--loom-bench", required=True, help="path of loom_bench_geometry")
+    p.add_argument("--loom-before", help="another build's loom_bench_geometry (before a change), timed alongside")
+    p.add_argument("--rounds", type=int, default=1, help="rounds, each timing every tool once; medians reported")
+    p.add_argument("--json", help="also write the results as JSON here")
+    return p.parse_args()
+
+
+def planar(cv_fn_of, image):
+    """An OpenCV call on each plane of `image` in turn: OpenCV's cost on a CHW image."""
+    planes = [np.ascontiguousarray(image[:, :, c]) for c in range(image.shape[2])]
+    fns = [cv_fn_of(p) for p in planes]
+    return lambda: [fn() for fn in fns]
+
+
+def one_round(args, w, h, samples, target_samples, diffs):
+    """Times every tool once on the w x h image, appending to samples[(size, op, column)] and
+    target_samples[(size, op, layout, target)]."""
+    size = f"{w}x{h}"
+    image = benchlib.synthetic_rgb(w, h)
+    crop, start, end = params(w, h)
+    loom, per_target = loom_times(args.loom_bench, image, crop, end)
+    before = loom_times(args.loom_before, image, crop, end)[0] if args.loom_before else {}
+    for (layout, op, target), ms in per_target.items():
+        target_samples.setdefault((size, op, layout, target), []).append(ms)
+    ops = peer_ops(image, crop, start, end)
+    planar_ops = {op: planar(lambda p, op=op: peer_ops(p[:, :, None], crop, start, end)[op][1], image)
+                  for op in WARPS}
+    with torch.inference_mode():
+        for op, (tv_fn, cv_fn) in ops.items():
+            if (size, op) not in diffs:
                 tv_out = tv_fn().permute(1, 2, 0).numpy()
                 cv_out = cv_fn()
-                diff = (float(np.abs(tv_out.astype(np.int16) - cv_out.astype(np.int16)).mean())
-                        if tv_out.shape == cv_out.shape else math.nan)
-                rows.append({"op": op, "size": f"{w}x{h}", "loom_chw_ms": loom[("CHW", op)],
-                             "loom_hwc_ms": loom[("HWC", op)],
-                             "torchvision_ms": benchlib.median_seconds(tv_fn, warmup=0.1) * 1e3,
-                             "opencv_ms": benchlib.median_seconds(cv_fn, warmup=0.1) * 1e3,
-                             "opencv_torchvision_mean_abs_diff": diff})
-    print(f"uint8 RGB geometric transforms, one thread (ms; pad {PAD} px per side, rotate {ANGLE:g} deg, affine "
-          f"{AFFINE}; ratio = peer / loom, > 1: loom faster)")
+                diffs[(size, op)] = (float(np.abs(tv_out.astype(np.int16) - cv_out.astype(np.int16)).mean())
+                                     if tv_out.shape == cv_out.shape else math.nan)
+            times = {"loom_chw_ms": loom[("CHW", op)], "loom_hwc_ms": loom[("HWC", op)],
+                     "loom_before_chw_ms": before.get(("CHW", op), math.nan),
+                     "loom_before_hwc_ms": before.get(("HWC", op), math.nan),
+                     "torchvision_ms": benchlib.median_seconds(tv_fn, warmup=0.1) * 1e3,
+                     "opencv_ms": benchlib.median_seconds(cv_fn, warmup=0.1) * 1e3,
+                     "opencv_planar_ms": (benchlib.median_seconds(planar_ops[op], warmup=0.1) * 1e3
+                                          if op in planar_ops else math.nan)}
+            for column, ms in times.items():
+                samples.setdefault((size, op, column), []).append(ms)
+
+
+def main():
+    args = parse_args()
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+    samples, target_samples, diffs = {}, {}, {}
+    for _ in range(args.rounds):
+        for w, h in SIZES:
+            one_round(args, w, h, samples, target_samples, diffs)
+    rows = []
+    for w, h in SIZES:
+        size = f"{w}x{h}"
+        for op in OPS:
+            row = {"op": op, "size": size}
+            for (s, o, column), values in samples.items():
+                if (s, o) == (size, op):
+                    row[column] = float(np.median(values))
+            row["opencv_torchvision_mean_abs_diff"] = diffs[(size, op)]
+            rows.append(row)
+    target_rows = [{"op": op, "size": size, "layout": layout, "target": target, "loom_ms": float(np.median(v)),
+                    "opencv_ms": next(r["opencv_ms"] for r in rows if (r["size"], r["op"]) == (size, op)),
+                    "opencv_planar_ms": next(r["opencv_planar_ms"] for r in rows if (r["size"], r["op"]) == (size, op))}
+                   for (size, op, layout, target), v in target_samples.items()]
+    print(f"uint8 RGB geometric transforms, one thread (ms, median of {args.rounds} round(s); pad {PAD} px per side, "
+          f"rotate {ANGLE:g} deg, affine {AFFINE}; ratio = peer / loom, > 1: loom faster)")
     print(f"{'op':<24}{'size':>11}{'loom CHW':>10}{'loom HWC':>10}{'torchvis':>10}{'OpenCV':>10}"
-          f"{'tv/loomCHW':>12}{'cv/loomHWC':>12}{'|cv-tv|':>9}")
+          f"{'tv/loomCHW':>12}{'cv/loomHWC':>12}{'|cv-tv|':>9}{'before CHW':>12}{'before HWC':>12}")
     for r in rows:
         print(f"{r['op']:<24}{r['size']:>11}{r['loom_chw_ms']:10.3f}{r['loom_hwc_ms']:10.3f}{r['torchvision_ms']:10.3f}"
               f"{r['opencv_ms']:10.3f}{r['torchvision_ms'] / r['loom_chw_ms']:12.2f}"
-              f"{r['opencv_ms'] / r['loom_hwc_ms']:12.2f}{r['opencv_torchvision_mean_abs_diff']:9.2f}")
+              f"{r['opencv_ms'] / r['loom_hwc_ms']:12.2f}{r['opencv_torchvision_mean_abs_diff']:9.2f}"
+              f"{r['loom_before_chw_ms']:12.3f}{r['loom_before_hwc_ms']:12.3f}")
+    print("\nwarps per Highway target (ms; OpenCV on the HWC array, and on each plane in turn for CHW; "
+          "ratio = OpenCV / loom)")
+    print(f"{'op':<24}{'size':>11}{'layout':>8}{'target':>8}{'loom':>10}{'OpenCV':>10}{'cv/loom':>9}")
+    for r in target_rows:
+        cv = r["opencv_ms"] if r["layout"] == "HWC" else r["opencv_planar_ms"]
+        print(f"{r['op']:<24}{r['size']:>11}{r['layout']:>8}{r['target']:>8}{r['loom_ms']:10.3f}{cv:10.3f}"
+              f"{cv / r['loom_ms']:9.2f}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"machine": benchlib.machine_info(), "params": {"pad": PAD, "angle": ANGLE, "affine": AFFINE},
-                       "geometry": rows}, f, indent=1)
+            json.dump({"machine": benchlib.machine_info(), "rounds": args.rounds,
+                       "params": {"pad": PAD, "angle": ANGLE, "affine": AFFINE},
+                       "geometry": rows, "warp_targets": target_rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -2,17 +2,24 @@
 //
 // Usage: loom_bench_geometry RAW_RGB WIDTH HEIGHT [crop=T,L,H,W] [pad=P] [angle=DEG]
 //                            [affine=ANGLE,TX,TY,SCALE,SHEAR_X,SHEAR_Y] [perspective=X0,Y0,...,X3,Y3]
+//                            [ops=NAME,NAME,...]
 //
 // RAW_RGB holds WIDTH x HEIGHT x 3 bytes (HWC), written by bench/geometry.py so that every tool
 // transforms the same pixels with the same parameters (passed here by geometry.py; the defaults below
-// are only for running by hand). `perspective` gives the end points of the four corners (top-left,
-// top-right, bottom-right, bottom-left; the start points are the image corners). For the CHW and the
-// HWC copy of the image, each op runs untimed for 0.1 s, then the median of enough runs to take 0.2 s
-// is printed as one JSON line:
+// are only for running by hand; `ops` times only the named ops). `perspective` gives the end points of the four corners
+// (top-left, top-right, bottom-right, bottom-left; the start points are the image corners). For the CHW and the HWC
+// copy of the image, each op runs untimed for 0.1 s, then the median of enough runs to take 0.2 s is printed as one
+// JSON line:
 //   {"layout": "CHW", "op": "rotate_bilinear_expand", "in": "1920x1080", "ms": 1.23}
+// The warps (rotate_*, affine_*, perspective_*: Highway kernels) are then timed again on each SIMD
+// target this CPU supports, one line each with the target's Highway name (the line without "target"
+// runs the best one):
+//   {"layout": "CHW", "op": "rotate_bilinear", "in": "1920x1080", "target": "AVX2", "ms": 1.23}
 // Ops: hflip, vflip, crop, pad_constant, pad_reflect (P pixels on every side), rotate_{nearest,bilinear}
-// and rotate_{nearest,bilinear}_expand (ANGLE degrees), affine_{nearest,bilinear}, perspective_bilinear.
+// and rotate_{nearest,bilinear}_expand (ANGLE degrees), affine_{nearest,bilinear},
+// perspective_{nearest,bilinear}.
 #include <fmt/format.h>
+#include <hwy/targets.h>
 
 #include <array>
 #include <cstdio>
@@ -69,11 +76,16 @@ int main(int argc, char** argv) {
                                {width * 0.9, height * 0.05},
                                {width * 0.95, height * 0.9},
                                {width * 0.1, height * 0.95}};
+  std::string only;  // ",name,name," or empty for every op
   for (int a = 4; a < argc; ++a) {
     const std::string arg = argv[a];
     const size_t eq = arg.find('=');
     if (eq == std::string::npos) return 2;
     const std::string key = arg.substr(0, eq);
+    if (key == "ops") {
+      only = "," + arg.substr(eq + 1) + ",";
+      continue;
+    }
     const std::vector<double> v = numbers(arg.substr(eq + 1));
     if (key == "crop" && v.size() == 4) {
       crop = v;
@@ -126,17 +138,45 @@ int main(int argc, char** argv) {
        [&](const lt::Sample& s) {
          return lt::perspective(s, start, end, {bilinear, {}});
        }},
+      {"perspective_nearest",
+       [&](const lt::Sample& s) {
+         return lt::perspective(s, start, end, {nearest, {}});
+       }},
+  };
+  auto selected = [&](const std::string& op) { return only.empty() || only.find("," + op + ",") != std::string::npos; };
+  auto is_warp = [](const std::string& op) {
+    return op.rfind("rotate", 0) == 0 || op.rfind("affine", 0) == 0 || op.rfind("perspective", 0) == 0;
   };
   for (const auto& [layout, image] : {std::pair{"CHW", chw}, std::pair{"HWC", hwc}}) {
     lt::Sample sample;
     sample.image = image;
     sample.layout = std::strcmp(layout, "CHW") == 0 ? loom::Layout::kCHW : loom::Layout::kHWC;
     for (const auto& [name, op] : ops) {
+      if (!selected(name)) continue;
       const double s = loom::bench::median_seconds([&] { (void)op(sample); });
       std::puts(fmt::format(R"({{"layout": "{}", "op": "{}", "in": "{}x{}", "ms": {:.4f}}})", layout, name, width,
                             height, s * 1e3)
                     .c_str());
       std::fflush(stdout);
+    }
+  }
+  for (const auto& [layout, image] : {std::pair{"CHW", chw}, std::pair{"HWC", hwc}}) {
+    lt::Sample sample;
+    sample.image = image;
+    sample.layout = std::strcmp(layout, "CHW") == 0 ? loom::Layout::kCHW : loom::Layout::kHWC;
+    for (const auto& [name, op] : ops) {
+      if (!is_warp(name) || !selected(name)) continue;
+      for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        // The x86 targets below AVX2 and the emulated ones are not timed: no machine loom targets runs them.
+        if ((target & (HWY_SCALAR | HWY_EMU128 | HWY_SSSE3 | HWY_SSE4)) != 0) continue;
+        hwy::SetSupportedTargetsForTest(target);
+        const double s = loom::bench::median_seconds([&] { (void)op(sample); });
+        std::puts(fmt::format(R"({{"layout": "{}", "op": "{}", "in": "{}x{}", "target": "{}", "ms": {:.4f}}})", layout,
+                              name, width, height, hwy::TargetName(target), s * 1e3)
+                      .c_str());
+        std::fflush(stdout);
+      }
+      hwy::SetSupportedTargetsForTest(0);
     }
   }
   return 0;

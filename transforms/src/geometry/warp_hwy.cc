@@ -1,0 +1,500 @@
+// Highway kernel for the uint8 warps: the same bits as the scalar reference warp_u8_run (warp.cc,
+// which states the arithmetic), on every target. Built with -ffp-contract=off.
+//
+// A vector holds N consecutive output pixels of one row. Their source positions come from the row's
+// lines (warp_row): x0 + x * dx (and a per-lane divide for perspective), in float32. Nearest rounds
+// them half to even; bilinear takes the floor, the four taps and their float weights (the weight and
+// the offset of each tap outside the image zeroed; a vector whose taps are all inside skips that
+// masking), then the weights in 15-bit fixed point. Source bytes are read with 32-bit gathers at byte
+// offsets (GatherOffset): an interleaved image of up to 4 channels (HWC) gathers each tap's pixel once
+// and blends its bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the
+// weight per tap); a planar image (CHW) gathers each channel's tap pairs (the word at the left tap
+// holds the right one in byte 1). Gathers read 4 bytes, so a vector whose reads would pass the end of
+// `src` (the last pixels of the image) is left to the scalar reference, as are row tails shorter than
+// a vector. With a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and
+// 4-channel pixels are stored as packed 32-bit words.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "geometry/warp_hwy.cc"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
+#include <vector>
+
+#include "geometry/geometry_kernels.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace loom::transforms::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR  // a vector of one lane holds no pixel pair: HWY_SCALAR runs the reference
+
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+using DU8 = hn::Rebind<uint8_t, DI>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+
+// The source positions of output pixels x .. x + N - 1 of a row.
+template <bool kPerspective>
+HWY_INLINE void Positions(DF df, const WarpRow& row, int64_t x, VF& sx, VF& sy) {
+  const VF xf = hn::Iota(df, static_cast<float>(x));
+  sx = hn::Add(hn::Set(df, row.x0), hn::Mul(xf, hn::Set(df, row.dx)));
+  sy = hn::Add(hn::Set(df, row.y0), hn::Mul(xf, hn::Set(df, row.dy)));
+  if constexpr (kPerspective) {
+    const VF d = hn::Add(hn::Set(df, row.w0), hn::Mul(xf, hn::Set(df, row.dw)));
+    const VF half = hn::Set(df, 0.5f);
+    sx = hn::Sub(hn::Div(sx, d), half);
+    sy = hn::Sub(hn::Div(sy, d), half);
+  }
+}
+
+// Byte 0 of the 32-bit word at base + offset, per lane (offsets in bytes).
+HWY_INLINE VI GatherByte(DI di, const uint8_t* base, VI offset) {
+  return hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base), offset), hn::Set(di, 0xFF));
+}
+
+using D16 = hn::Repartition<uint16_t, DI>;
+using V16 = hn::Vec<D16>;
+
+// Bytes 0 and 2 of each 32-bit lane as 16-bit lanes times 256, and bytes 1 and 3 likewise.
+HWY_INLINE V16 EvenBytes(VI word) {
+  return hn::ShiftLeft<8>(hn::BitCast(D16(), word));
+}
+HWY_INLINE V16 OddBytes(VI word) {
+  const D16 d16;
+  return hn::And(hn::BitCast(d16, word), hn::Set(d16, 0xFF00));
+}
+
+// The fixed-point blend (warp.cc) per 16-bit lane: sum_j (sample_j * q_j) >> 8 for samples given
+// times 256, in units of 2^-kAccBits grey level.
+HWY_INLINE V16 Taps(V16 s0, V16 s1, V16 s2, V16 s3, V16 q0, V16 q1, V16 q2, V16 q3) {
+  return hn::Add(hn::Add(hn::Add(hn::MulHigh(s0, q0), hn::MulHigh(s1, q1)), hn::MulHigh(s2, q2)), hn::MulHigh(s3, q3));
+}
+
+// round_acc per 16-bit lane.
+HWY_INLINE V16 RoundAcc(V16 acc) {
+  const D16 d16;
+  const V16 bias =
+      hn::Add(hn::Set(d16, (1 << (kAccBits - 1)) - 1), hn::And(hn::ShiftRight<kAccBits>(acc), hn::Set(d16, 1)));
+  return hn::ShiftRight<kAccBits>(hn::Add(acc, bias));
+}
+
+// With a fill: round_u8(mask * (acc * 2^-kAccBits - fill) + fill), acc in 32-bit lanes.
+HWY_INLINE VI FillBlend(DF df, VI acc, VF mask, double fill) {
+  const DI di;
+  const VF f = hn::Set(df, static_cast<float>(fill));
+  VF v = hn::Add(hn::Mul(mask, hn::Sub(hn::Mul(hn::ConvertTo(df, acc), hn::Set(df, kAccStep)), f)), f);
+  v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
+  return hn::ConvertTo(di, hn::Round(v));
+}
+
+// Everything a vector of output pixels needs, per layout: where to read and how to store.
+struct Geometry {
+  int32_t w, h, ps, cs;  // input width, height, pixel and channel strides
+  int32_t limit;         // the largest tap offset whose gathers stay inside src
+  int64_t channels;
+  int64_t out_cs;  // output channel stride
+  const double* fill;
+  const uint8_t* outside;  // per channel: the value of a pixel with no tap inside the image
+};
+
+// Whether no lane of a bilinear vector has a tap inside the image: then every pixel is `outside`.
+HWY_INLINE bool AllOutside(DF df, const Geometry& g, VF sx, VF sy) {
+  const VF minus1 = hn::Set(df, -1.0f);
+  const auto some_inside = hn::And(hn::And(hn::Gt(sx, minus1), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w)))),
+                                   hn::And(hn::Gt(sy, minus1), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h)))));
+  return hn::AllFalse(df, some_inside);
+}
+
+// Bilinear taps of N output pixels: offsets (zero where the tap is outside), the weights times
+// kWeightOne (zero there too; the scaling by a power of two commutes with every float rounding, so
+// these are the reference's weights, scaled), the weights in fixed point, and the largest offset.
+struct Bilinear {
+  VI o0, o1, o2, o3, hi;
+  VF w0, w1, w2, w3;
+  VI q0, q1, q2, q3;  // in the low 16 bits of each lane, junk above (LowWeights, PairWeights)
+};
+
+// 2^23 + 2^22: a float of magnitude below 2^22 added to it rounds to an integer (half to even), held
+// in the low mantissa bits: the reference's nearest_int, and floor's result as an integer.
+constexpr float kMagic = 0x1.8p23f;
+constexpr int32_t kMagicBits = 0x4B400000;
+
+HWY_INLINE VI MagicInt(DF df, VF v) {
+  return hn::BitCast(DI(), hn::Add(v, hn::Set(df, kMagic)));
+}
+
+// The four weights from the fractional parts, and their fixed-point forms.
+HWY_INLINE void Weights(DF df, VF ax, VF ay, Bilinear& t) {
+  const VF one = hn::Set(df, 1.0f), scale = hn::Set(df, kWeightOne);
+  const VF bx = hn::Mul(hn::Sub(one, ax), scale), by = hn::Sub(one, ay);
+  const VF sax = hn::Mul(ax, scale);
+  t.w0 = hn::Mul(bx, by);
+  t.w1 = hn::Mul(sax, by);
+  t.w2 = hn::Mul(bx, ay);
+  t.w3 = hn::Mul(sax, ay);
+}
+
+HWY_INLINE void Quantize(DF df, Bilinear& t) {
+  t.q0 = MagicInt(df, t.w0);
+  t.q1 = MagicInt(df, t.w1);
+  t.q2 = MagicInt(df, t.w2);
+  t.q3 = MagicInt(df, t.w3);
+}
+
+// The weights' float sum (the inside weight), for the fill blend.
+HWY_INLINE VF Mask(DF df, const Bilinear& t) {
+  return hn::Mul(hn::Add(hn::Add(hn::Add(t.w0, t.w1), t.w2), t.w3), hn::Set(df, 1.0f / kWeightOne));
+}
+
+// The fixed-point weights in the low 16-bit half of each lane, 0 in the high half; and in both halves.
+HWY_INLINE V16 LowWeights(VI q) {
+  const DI di;
+  return hn::BitCast(D16(), hn::And(q, hn::Set(di, 0xFFFF)));
+}
+HWY_INLINE V16 PairWeights(VI q) {
+  const DI di;
+  return hn::BitCast(D16(), hn::Or(hn::And(q, hn::Set(di, 0xFFFF)), hn::ShiftLeft<16>(q)));
+}
+
+// The taps when every lane's four taps are inside the image (the bulk of a warp), without the masking
+// of BilinearTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1).
+// False, and `t` untouched, when some lane has a tap outside.
+HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t) {
+  const DI di;
+  const auto interior =
+      hn::And(hn::And(hn::Ge(sx, hn::Zero(df)), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w - 1)))),
+              hn::And(hn::Ge(sy, hn::Zero(df)), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h - 1)))));
+  if (!hn::AllTrue(df, interior)) return false;
+  const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
+  const VI magic = hn::Set(di, kMagicBits);
+  const VI x0 = hn::Sub(MagicInt(df, fx), magic), y0 = hn::Sub(MagicInt(df, fy), magic);
+  const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
+  t.o0 = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), right);
+  t.o1 = hn::Add(t.o0, right);
+  t.o2 = hn::Add(t.o0, down);
+  t.o3 = hn::Add(t.o2, right);
+  t.hi = t.o3;
+  Weights(df, hn::Sub(sx, fx), hn::Sub(sy, fy), t);
+  Quantize(df, t);
+  return true;
+}
+
+HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
+  Bilinear t;
+  if (InteriorTaps(df, g, sx, sy, t)) return t;
+  const DI di;
+  const VF wf = hn::Set(df, static_cast<float>(g.w)), hf = hn::Set(df, static_cast<float>(g.h));
+  const VF minus1 = hn::Set(df, -1.0f);
+  const auto inside_f =
+      hn::And(hn::And(hn::Gt(sx, minus1), hn::Lt(sx, wf)), hn::And(hn::Gt(sy, minus1), hn::Lt(sy, hf)));
+  sx = hn::IfThenElseZero(inside_f, sx);
+  sy = hn::IfThenElseZero(inside_f, sy);
+  const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
+  const VI magic = hn::Set(di, kMagicBits);
+  const VI x0 = hn::Sub(MagicInt(df, fx), magic), y0 = hn::Sub(MagicInt(df, fy), magic);
+  const VI x1 = hn::Add(x0, hn::Set(di, 1)), y1 = hn::Add(y0, hn::Set(di, 1));
+  const auto inside = hn::RebindMask(di, inside_f);
+  const auto vx0 = hn::Gt(x0, hn::Set(di, -1)), vy0 = hn::Gt(y0, hn::Set(di, -1));
+  const auto vx1 = hn::Lt(x1, hn::Set(di, g.w)), vy1 = hn::Lt(y1, hn::Set(di, g.h));
+  const auto v0 = hn::And(inside, hn::And(vx0, vy0)), v1 = hn::And(inside, hn::And(vx1, vy0));
+  const auto v2 = hn::And(inside, hn::And(vx0, vy1)), v3 = hn::And(inside, hn::And(vx1, vy1));
+  const VI o = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), hn::Set(di, g.ps));
+  const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
+  t.o0 = hn::IfThenElseZero(v0, o);
+  t.o1 = hn::IfThenElseZero(v1, hn::Add(o, right));
+  t.o2 = hn::IfThenElseZero(v2, hn::Add(o, down));
+  t.o3 = hn::IfThenElseZero(v3, hn::Add(hn::Add(o, down), right));
+  t.hi = hn::Max(hn::Max(t.o0, t.o1), hn::Max(t.o2, t.o3));
+  Weights(df, hn::Sub(sx, fx), hn::Sub(sy, fy), t);
+  t.w0 = hn::IfThenElseZero(hn::RebindMask(df, v0), t.w0);
+  t.w1 = hn::IfThenElseZero(hn::RebindMask(df, v1), t.w1);
+  t.w2 = hn::IfThenElseZero(hn::RebindMask(df, v2), t.w2);
+  t.w3 = hn::IfThenElseZero(hn::RebindMask(df, v3), t.w3);
+  Quantize(df, t);
+  return t;
+}
+
+// Nearest: the offset of each lane's pixel (times the pixel stride if kPixelStride, else in a plane),
+// 0 where it is outside, and whether it is inside. rx, ry below 2^22 in magnitude where inside.
+template <bool kPixelStride>
+HWY_INLINE VI NearestTap(DF df, const Geometry& g, VF sx, VF sy, hn::Mask<DI>& inside) {
+  const DI di;
+  const VF rx = hn::Round(sx), ry = hn::Round(sy);
+  const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
+                                hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
+  inside = hn::RebindMask(di, inside_f);
+  const VI magic = hn::Set(di, kMagicBits);
+  const VI ix = hn::Sub(MagicInt(df, hn::IfThenElseZero(inside_f, rx)), magic);
+  const VI iy = hn::Sub(MagicInt(df, hn::IfThenElseZero(inside_f, ry)), magic);
+  const VI o = hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix);
+  return kPixelStride ? hn::Mul(o, hn::Set(di, g.ps)) : o;
+}
+
+// Whether gathers at offsets up to `hi` stay inside src.
+HWY_INLINE bool Safe(DI di, const Geometry& g, VI hi) {
+  return hn::AllFalse(di, hn::Gt(hi, hn::Set(di, g.limit)));
+}
+
+// Interleaved output of C channels (HWC, 1 <= C <= 4); `channel(k)` gives channel k's uint8 lanes.
+template <int C, class Channel>
+HWY_INLINE void StorePixels(uint8_t* out, const Channel& channel) {
+  const DU8 du8;
+  if constexpr (C == 1) {
+    hn::StoreU(channel(0), du8, out);
+  } else if constexpr (C == 2) {
+    hn::StoreInterleaved2(channel(0), channel(1), du8, out);
+  } else if constexpr (C == 3) {
+    hn::StoreInterleaved3(channel(0), channel(1), channel(2), du8, out);
+  } else {
+    hn::StoreInterleaved4(channel(0), channel(1), channel(2), channel(3), du8, out);
+  }
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+constexpr bool kWordStores = true;
+
+// Pixels of C = 3 or 4 channels in the low bytes of 32-bit lanes, stored interleaved (AVX2 and up):
+// C = 4 as is; C = 3 with each lane's 4th byte squeezed out by a byte shuffle within each 16-byte
+// block, the blocks' 12 bytes joined by a lane permutation, and a masked store of 3N bytes.
+template <int C>
+HWY_INLINE void StoreWords(VI words, uint8_t* out) {
+  const DI di;
+  if constexpr (C == 4) {
+    hn::StoreU(words, di, reinterpret_cast<int32_t*>(out));
+  } else {
+    const hn::Repartition<uint8_t, DI> d8;
+    alignas(16) static constexpr uint8_t kSqueeze[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15};
+    alignas(64) static constexpr int32_t kJoin8[8] = {0, 1, 2, 4, 5, 6, 3, 7};
+    alignas(64) static constexpr int32_t kJoin16[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15};
+    const size_t n = hn::Lanes(di);
+    const VI squeezed = hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, words), hn::LoadDup128(d8, kSqueeze)));
+    const VI joined = hn::TableLookupLanes(squeezed, hn::SetTableIndices(di, n == 8 ? kJoin8 : kJoin16));
+    hn::BlendedStore(joined, hn::FirstN(di, 3 * n / 4), di, reinterpret_cast<int32_t*>(out));
+  }
+}
+#else
+constexpr bool kWordStores = false;
+template <int C>
+void StoreWords(VI words, uint8_t* out);  // not used below AVX2
+#endif
+
+// One vector of output pixels, x .. x + N - 1 of row y, from an interleaved image of C channels.
+// Returns false (nothing written) when a gather would pass the end of src.
+template <int C, bool kBilinear>
+HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
+  const DF df;
+  const DI di;
+  const DU8 du8;
+  constexpr bool kWords = kWordStores && C >= 3;
+  auto store_outside = [&] {
+    if constexpr (kWords) {
+      int32_t word = 0;
+      for (int k = 0; k < C; ++k) word |= static_cast<int32_t>(static_cast<uint32_t>(g.outside[k]) << (8 * k));
+      StoreWords<C>(hn::Set(di, word), out);
+    } else {
+      StorePixels<C>(out, [&](int k) { return hn::Set(du8, g.outside[k]); });
+    }
+    return true;
+  };
+  if constexpr (kBilinear) {
+    if (AllOutside(df, g, sx, sy)) return store_outside();
+    const Bilinear t = BilinearTaps(df, g, sx, sy);
+    if (!Safe(di, g, t.hi)) return false;
+    const auto base = reinterpret_cast<const int32_t*>(src);
+    const VI p0 = hn::GatherOffset(di, base, t.o0), p1 = hn::GatherOffset(di, base, t.o1);
+    const VI p2 = hn::GatherOffset(di, base, t.o2), p3 = hn::GatherOffset(di, base, t.o3);
+    // The weight of each pixel in both 16-bit halves of its lane.
+    const V16 q0 = PairWeights(t.q0), q1 = PairWeights(t.q1), q2 = PairWeights(t.q2), q3 = PairWeights(t.q3);
+    const V16 even = Taps(EvenBytes(p0), EvenBytes(p1), EvenBytes(p2), EvenBytes(p3), q0, q1, q2, q3);
+    const V16 odd = Taps(OddBytes(p0), OddBytes(p1), OddBytes(p2), OddBytes(p3), q0, q1, q2, q3);
+    if (g.fill == nullptr) {
+      const VI word = hn::Or(hn::BitCast(di, RoundAcc(even)), hn::BitCast(di, hn::ShiftLeft<8>(RoundAcc(odd))));
+      if constexpr (kWords) {
+        StoreWords<C>(word, out);
+      } else {
+        StorePixels<C>(
+            out, [&](int k) { return hn::DemoteTo(du8, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF))); });
+      }
+      return true;
+    }
+    const VF mask = Mask(df, t);
+    auto channel = [&](int k) {  // channel k's sum, fill-blended, in 32-bit lanes
+      const VI sums = hn::BitCast(di, (k & 1) != 0 ? odd : even);
+      const VI acc = (k & 2) != 0 ? hn::ShiftRight<16>(sums) : hn::And(sums, hn::Set(di, 0xFFFF));
+      return FillBlend(df, acc, mask, g.fill[k]);
+    };
+    if constexpr (kWords) {
+      VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
+      if constexpr (C == 4) words = hn::Or(words, hn::ShiftLeft<24>(channel(3)));
+      StoreWords<C>(words, out);
+    } else {
+      StorePixels<C>(out, [&](int k) { return hn::DemoteTo(du8, channel(k)); });
+    }
+  } else {
+    hn::Mask<DI> inside;
+    const VI o = NearestTap<true>(df, g, sx, sy, inside);
+    if (hn::AllFalse(di, inside)) return store_outside();
+    if (!Safe(di, g, o)) return false;
+    const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
+    auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
+    if constexpr (kWords) {
+      int32_t fill_word = 0;
+      for (int k = 0; k < C; ++k) fill_word |= static_cast<int32_t>(static_cast<uint32_t>(fill(k)) << (8 * k));
+      StoreWords<C>(hn::IfThenElse(inside, word, hn::Set(di, fill_word)), out);
+    } else {
+      StorePixels<C>(out, [&](int k) {
+        const VI v =
+            hn::IfThenElse(inside, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)), hn::Set(di, fill(k)));
+        return hn::DemoteTo(du8, v);
+      });
+    }
+  }
+  return true;
+}
+
+// One vector of output pixels of a planar image (CHW), every channel gathering its own bytes.
+template <bool kBilinear>
+HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
+  const DF df;
+  const DI di;
+  const DU8 du8;
+  auto store_outside = [&] {
+    for (int64_t k = 0; k < g.channels; ++k) hn::StoreU(hn::Set(du8, g.outside[k]), du8, out + k * g.out_cs);
+    return true;
+  };
+  if constexpr (kBilinear) {
+    Bilinear t;
+    const bool interior = InteriorTaps(df, g, sx, sy, t);
+    if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
+    if (!interior) t = BilinearTaps(df, g, sx, sy);
+    // Interior: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
+    if (!Safe(di, g, interior ? t.o2 : t.hi)) return false;
+    // The weights in the low 16-bit half of each lane, 0 in the high half (whose products vanish).
+    const V16 q0 = LowWeights(t.q0), q1 = LowWeights(t.q1), q2 = LowWeights(t.q2), q3 = LowWeights(t.q3);
+    const VF mask = g.fill != nullptr ? Mask(df, t) : hn::Zero(df);
+    for (int64_t k = 0; k < g.channels; ++k) {
+      const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
+      V16 sum;
+      if (interior) {
+        const VI top = hn::GatherOffset(di, s, t.o0), bottom = hn::GatherOffset(di, s, t.o2);
+        sum = Taps(EvenBytes(top), OddBytes(top), EvenBytes(bottom), OddBytes(bottom), q0, q1, q2, q3);
+      } else {
+        sum = Taps(EvenBytes(hn::GatherOffset(di, s, t.o0)), EvenBytes(hn::GatherOffset(di, s, t.o1)),
+                   EvenBytes(hn::GatherOffset(di, s, t.o2)), EvenBytes(hn::GatherOffset(di, s, t.o3)), q0, q1, q2, q3);
+      }
+      const VI value =
+          g.fill == nullptr ? hn::BitCast(di, RoundAcc(sum)) : FillBlend(df, hn::BitCast(di, sum), mask, g.fill[k]);
+      hn::StoreU(hn::DemoteTo(du8, value), du8, out + k * g.out_cs);
+    }
+  } else {
+    hn::Mask<DI> inside;
+    const VI o = NearestTap<false>(df, g, sx, sy, inside);
+    if (hn::AllFalse(di, inside)) return store_outside();
+    if (!Safe(di, g, o)) return false;
+    for (int64_t k = 0; k < g.channels; ++k) {
+      const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
+      hn::StoreU(hn::DemoteTo(du8, hn::IfThenElse(inside, GatherByte(di, src + k * g.cs, o), fill)), du8,
+                 out + k * g.out_cs);
+    }
+  }
+  return true;
+}
+
+// The whole image; `vector(row, y, x, out)` handles one vector of row y and returns false to leave it
+// to the scalar reference.
+template <bool kPerspective, class Vector>
+HWY_INLINE void Rows(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Vector& vector) {
+  const DF df;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t out_ps = plan.out_strides.pixel;
+  for (int64_t y = 0; y < plan.out.height; ++y) {
+    const WarpRow row = warp_row(plan, y);
+    uint8_t* out = dst + y * plan.out.width * out_ps;
+    int64_t x = 0;
+    for (; x + n <= plan.out.width; x += n) {
+      VF sx, sy;
+      Positions<kPerspective>(df, row, x, sx, sy);
+      if (!vector(sx, sy, out + x * out_ps)) warp_u8_run(src, dst, plan, row, y, x, x + n);
+    }
+    warp_u8_run(src, dst, plan, row, y, x, plan.out.width);
+  }
+}
+
+template <bool kPerspective, bool kBilinear>
+void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry& g) {
+  const bool planar = plan.in_strides.pixel == 1 && plan.out_strides.pixel == 1;
+  if (planar) {
+    return Rows<kPerspective>(src, dst, plan,
+                              [&](VF sx, VF sy, uint8_t* out) { return PlanarVector<kBilinear>(src, out, g, sx, sy); });
+  }
+  switch (plan.channels) {  // interleaved, 2..4 channels (WarpU8 checked)
+    case 2:
+      return Rows<kPerspective>(
+          src, dst, plan, [&](VF sx, VF sy, uint8_t* out) { return PackedVector<2, kBilinear>(src, out, g, sx, sy); });
+    case 3:
+      return Rows<kPerspective>(
+          src, dst, plan, [&](VF sx, VF sy, uint8_t* out) { return PackedVector<3, kBilinear>(src, out, g, sx, sy); });
+    default:
+      return Rows<kPerspective>(
+          src, dst, plan, [&](VF sx, VF sy, uint8_t* out) { return PackedVector<4, kBilinear>(src, out, g, sx, sy); });
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  const int64_t c = plan.channels, w = plan.in.width, h = plan.in.height;
+  const int64_t ps = plan.in_strides.pixel, cs = plan.in_strides.channel;
+  const bool planar = ps == 1 && plan.out_strides.pixel == 1;
+  const bool packed = ps == c && cs == 1 && plan.out_strides.pixel == c && plan.out_strides.channel == 1 && c <= 4;
+  const int64_t bytes = (w * h - 1) * ps + (c - 1) * cs + 1;  // of src
+#if HWY_TARGET == HWY_SCALAR
+  (void)planar, (void)packed, (void)bytes;
+  return warp_u8_reference(src, dst, plan);
+#else
+  const DF df;
+  // The scalar reference for other layouts, and where offsets or positions would not fit int32 lanes
+  // or float32 integers.
+  if (!(planar || packed) || bytes >= (int64_t{1} << 31) || w >= (1 << 22) || h >= (1 << 22) ||
+      plan.out.width >= (1 << 22) || hn::Lanes(df) < 4) {
+    return warp_u8_reference(src, dst, plan);
+  }
+  // What warp_u8_run gives a pixel with no tap inside: nearest the rounded fill; bilinear a zero sum
+  // blended with the fill by a zero inside weight (the same float expression, so also for inf fills).
+  std::vector<uint8_t> outside(static_cast<size_t>(c), 0);
+  for (int64_t k = 0; k < c && plan.fill != nullptr; ++k) {
+    const float f = static_cast<float>(plan.fill[k]);
+    outside[k] = plan.bilinear ? round_u8(0.0f * (0.0f * kAccStep - f) + f) : round_u8(f);
+  }
+  const Geometry g{static_cast<int32_t>(w),
+                   static_cast<int32_t>(h),
+                   static_cast<int32_t>(ps),
+                   static_cast<int32_t>(cs),
+                   static_cast<int32_t>(bytes - 4 - (packed ? 0 : (c - 1) * cs)),
+                   c,
+                   plan.out_strides.channel,
+                   plan.fill,
+                   outside.data()};
+  const bool perspective = plan.map == WarpMap::kPerspective;
+  if (perspective) {
+    return plan.bilinear ? WarpLayout<true, true>(src, dst, plan, g) : WarpLayout<true, false>(src, dst, plan, g);
+  }
+  return plan.bilinear ? WarpLayout<false, true>(src, dst, plan, g) : WarpLayout<false, false>(src, dst, plan, g);
+#endif
+}
+
+}  // namespace loom::transforms::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace loom::transforms::detail {
+
+HWY_EXPORT(WarpU8);
+
+void warp_u8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
+  HWY_DYNAMIC_DISPATCH(WarpU8)(src, dst, plan);
+}
+
+}  // namespace loom::transforms::detail
+#endif  // HWY_ONCE
