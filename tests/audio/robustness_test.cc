@@ -203,6 +203,38 @@ TEST(AudioRobustnessTest, ExtensibleWithUnknownSubformat) {
   EXPECT_EQ(e.input(), "bad-guid");
 }
 
+// Catalog 63a: a metadata chunk claiming gigabytes (FFmpeg's WAV demuxer zero-filled what a LIST chunk
+// claims: 1.6 GB from a 2 KB file, fuzz/regressions/audio_decode/oom-bcadd66...). Refused before FFmpeg
+// reads it, for PCM and for ADPCM (which FFmpeg decodes); an honest LIST chunk, or a data chunk longer
+// than the file (catalog 58), still decodes.
+TEST(AudioRobustnessTest, MetadataChunkClaimingGigabytes) {
+  auto with_list = [](uint32_t list_claim, uint16_t format = 1) {
+    Bytes b = wav({.format = format, .payload = ramp(400)});
+    const Bytes list = [&] {
+      Bytes l;
+      tag(l, "LIST");
+      u32(l, list_claim);
+      tag(l, "INFO");
+      tag(l, "ISFT");
+      u32(l, 4);
+      tag(l, "abc");
+      return l;
+    }();
+    b.insert(b.begin() + 36, list.begin(), list.end());  // before "data"
+    return b;
+  };
+  const Error e = loom::test::error_of([&] { decode(mem(with_list(0x9D00001A), "list")); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidInput) << e.what();
+  EXPECT_EQ(e.input(), "list");
+  EXPECT_NE(std::string(e.what()).find("its 'LIST' chunk at byte 36 claims 2634022938 bytes, but 424 follow"),
+            std::string::npos)
+      << e.what();
+  expect_refused(with_list(0x9D00001A), ErrorCode::kInvalidInput, "list");
+  EXPECT_EQ(decode(mem(with_list(16), "honest list")).samples.size(1), 100);
+  // MS ADPCM (format 2, as the fuzzer's file), which FFmpeg decodes.
+  expect_refused(with_list(0x9D00001A, 2), ErrorCode::kInvalidInput, "adpcm list");
+}
+
 // Catalog 63: IMA ADPCM WAV whose block_align (the decoder's block size) is 1, 0 or 65535.
 TEST(AudioRobustnessTest, AdpcmWithCraftedBlockSizes) {
   const Bytes original = loom::test::read_bytes(loom::test::media("audio/exo_sample_ima_adpcm.wav"));

@@ -1,11 +1,16 @@
 #include "loom/codec/internal/ffmpeg_handles.h"
-#include "loom/codec/internal/regular_file.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+
+#include "loom/codec/internal/regular_file.h"
+#include "loom/codec/internal/riff_chunks.h"
+#include "loom/codec/internal/unique_fd.h"
 
 namespace loom::ffmpeg {
 namespace {
@@ -125,8 +130,27 @@ UniqueFormatContext open_with(const std::string& path, const std::string& url, A
 
 }  // namespace
 
+namespace {
+
+// check_riff_chunks on the file at `path` (a regular file, or one that cannot be opened: FFmpeg's own
+// open then reports that).
+void check_riff_chunks_of(const std::string& path) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0) return;
+  check_riff_chunks(
+      [&fd](uint64_t offset, uint8_t* buffer, size_t n) {
+        const ssize_t got = ::pread(fd.get(), buffer, n, static_cast<off_t>(offset));
+        return got > 0 ? static_cast<size_t>(got) : size_t{0};
+      },
+      static_cast<uint64_t>(st.st_size), path);
+}
+
+}  // namespace
+
 UniqueFormatContext open_input(const std::string& path, const Limits& limits, Deadline& deadline) {
   require_regular_file(path);  // FFmpeg's file protocol would block in open() on a FIFO
+  check_riff_chunks_of(path);
   // "file:" keeps a path with a colon from being read as a protocol name.
   return open_with(path, "file:" + path, nullptr, limits, deadline);
 }
@@ -167,6 +191,14 @@ int64_t memory_seek(void* opaque, int64_t offset, int whence) {
 }  // namespace
 
 MemoryInput open_input(const ByteSource& source, const Limits& limits, Deadline& deadline) {
+  check_riff_chunks(
+      [&source](uint64_t offset, uint8_t* buffer, size_t n) {
+        if (offset >= source.size()) return size_t{0};
+        const size_t got = std::min<uint64_t>(n, source.size() - offset);
+        std::memcpy(buffer, source.data() + offset, got);
+        return got;
+      },
+      source.size(), source.name());
   MemoryInput in;
   in.state = std::make_shared<MemoryInput::State>(MemoryInput::State{source, 0});
   in.io = make_avio(64 * 1024, in.state.get(), memory_read, nullptr, memory_seek);
