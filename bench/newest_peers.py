@@ -6,6 +6,7 @@ venv's Python (bench/setup_loader_peers.sh makes it), with the build tree's loom
 
     PYTHONPATH=build/python /tmp/bench-venv/bin/python bench/newest_peers.py \\
         [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json] [--plot out.png]
+        [--workloads wav,resample,video]
 
 Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same files for both:
   wav         loom.audio.load(path) vs torchcodec.decoders.WavDecoder(path).get_all_samples(): 60 s of
@@ -119,7 +120,10 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--json")
     p.add_argument("--plot", help="a PNG of the ratios (docs/performance_peers.png)")
+    p.add_argument("--workloads", default="wav,resample,video",
+                   help="comma-separated groups to run (default: %(default)s)")
     args = p.parse_args()
+    groups = set(args.workloads.split(","))
     torch.set_num_threads(1)
     loom.set_output_type("torch")
     rows = []
@@ -129,7 +133,7 @@ def main():
     print(json.dumps(info))
     with tempfile.TemporaryDirectory() as tmp:
         wavs = make_wavs(tmp)
-        for name, path in wavs.items():
+        for name, path in wavs.items() if "wav" in groups else ():
             a, _ = loom.audio.load(path)
             b = WavDecoder(path).get_all_samples().data
             assert torch.equal(a, b), f"{name}: loom and TorchCodec disagree"
@@ -137,30 +141,32 @@ def main():
                            "torchcodec": lambda: WavDecoder(path).get_all_samples()}, args.rounds)
             rows.append({"workload": "wav", "file": name, "mode": "-", **t})
             print(json.dumps(rows[-1]), flush=True)
-        x, rate = loom.audio.load(wavs["wav s16 60 s stereo"])
-        xt = np.ascontiguousarray(x.numpy().T)  # python-soxr takes [frames, channels]
-        assert np.array_equal(loom.audio.resample(x, rate, 16000).numpy(), soxr.resample(xt, rate, 16000, "HQ").T)
-        t = alternate({"loom": lambda: loom.audio.resample(x, rate, 16000),
-                       "python-soxr": lambda: soxr.resample(xt, rate, 16000, "HQ"),
-                       "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
-        rows.append({"workload": "resample", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
-        print(json.dumps(rows[-1]), flush=True)
-        sinc = loom.audio.resample(x, rate, 16000, engine="sinc")
-        assert float((sinc - torchaudio.functional.resample(x, rate, 16000)).abs().max()) <= 3e-5
-        t = alternate({"loom": lambda: loom.audio.resample(x, rate, 16000, engine="sinc"),
-                       "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
-        rows.append({"workload": "resample sinc", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
-        print(json.dumps(rows[-1]), flush=True)
-        videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
-                  "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp)}
-        for name, path in videos.items():
-            n = len(loom.decoders.VideoDecoder(path))
-            indices = sorted(random.Random(0).sample(range(n), 10))
-            for mode in ("exact", "approximate"):
-                for workload in ("sequential", "random10"):
-                    t = alternate(video_calls(path, mode, workload, indices), args.rounds)
-                    rows.append({"workload": workload, "file": name, "mode": mode, **t})
-                    print(json.dumps(rows[-1]), flush=True)
+        if "resample" in groups:
+            x, rate = loom.audio.load(wavs["wav s16 60 s stereo"])
+            xt = np.ascontiguousarray(x.numpy().T)  # python-soxr takes [frames, channels]
+            assert np.array_equal(loom.audio.resample(x, rate, 16000).numpy(), soxr.resample(xt, rate, 16000, "HQ").T)
+            t = alternate({"loom": lambda: loom.audio.resample(x, rate, 16000),
+                           "python-soxr": lambda: soxr.resample(xt, rate, 16000, "HQ"),
+                           "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
+            rows.append({"workload": "resample", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
+            print(json.dumps(rows[-1]), flush=True)
+            sinc = loom.audio.resample(x, rate, 16000, engine="sinc")
+            assert float((sinc - torchaudio.functional.resample(x, rate, 16000)).abs().max()) <= 3e-5
+            t = alternate({"loom": lambda: loom.audio.resample(x, rate, 16000, engine="sinc"),
+                           "torchaudio": lambda: torchaudio.functional.resample(x, rate, 16000)}, args.rounds)
+            rows.append({"workload": "resample sinc", "file": "60 s stereo 44.1 -> 16 kHz", "mode": "-", **t})
+            print(json.dumps(rows[-1]), flush=True)
+        if "video" in groups:
+            videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
+                      "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp)}
+            for name, path in videos.items():
+                n = len(loom.decoders.VideoDecoder(path))
+                indices = sorted(random.Random(0).sample(range(n), 10))
+                for mode in ("exact", "approximate"):
+                    for workload in ("sequential", "random10"):
+                        t = alternate(video_calls(path, mode, workload, indices), args.rounds)
+                        rows.append({"workload": workload, "file": name, "mode": mode, **t})
+                        print(json.dumps(rows[-1]), flush=True)
     print("\n| workload | file | seek mode | loom ms | peer | peer ms | peer / loom |\n|---|---|---|---:|---|---:|---:|")
     for r in rows:
         for peer in [k for k in r if k not in ("workload", "file", "mode", "loom")]:
