@@ -5,7 +5,7 @@ Benchmarks only (CI never runs it). The peers are not packaged by Debian: run it
 venv's Python (bench/setup_loader_peers.sh makes it), with the build tree's loom on the path:
 
     PYTHONPATH=build/python /tmp/bench-venv/bin/python bench/newest_peers.py \\
-        [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json] [--plot out.png]
+        [--media /work/shared/media] [--long-gop FILE] [--rounds 5] [--json out.json] [--plot out.png] \\
         [--workloads wav,resample,video]
 
 Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same files for both:
