@@ -94,7 +94,7 @@ def table_commands():
 
 def test_help_lists_every_command_of_the_table(run_loom):
     commands = table_commands()
-    assert commands == ["info", "convert", "audio", "frames", "pack", "bench"]
+    assert commands == ["info", "convert", "audio", "frames", "pack", "bench", "version"]
     section = run_loom("--help").stdout.split("Subcommands:")[1]
     assert [line.split()[0] for line in section.splitlines() if line.strip()] == commands
     for command in commands:
