@@ -19,9 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Made once per test process, in a folder of its own: ctest runs these tests as parallel processes.
 const fs::path& two_of_each() {
+  static const loom::test::TempDir folder;
   static const fs::path path = [] {
-    const fs::path p = fs::path(testing::TempDir()) / "loom_two_of_each.mkv";
+    const fs::path p = folder / "two_of_each.mkv";
     const std::string cmd =
         "ffmpeg -v error -y -f lavfi -i testsrc=size=64x48:rate=10:duration=1 "
         "-f lavfi -i testsrc2=size=96x64:rate=10:duration=1 "
