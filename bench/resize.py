@@ -38,7 +38,8 @@ def loom_times(bench, image, out_sizes):
     """({(target, out): ms} for uint8 HWC, {out: ms} for float32 CHW) from loom_bench_resize on `image`
     (H x W x 3 uint8)."""
     lines = benchlib.run_loom_bench_on_image(bench, image, *[f"{ow}x{oh}" for ow, oh in out_sizes])
-    return ({(r["target"], r["out"]): r["ms"] for r in lines if "target" in r},
+    return ({(r["target"], r["out"]): r["ms"] for r in lines
+             if r.get("layout") == "HWC" and r.get("mode") == "default"},
             {r["out"]: r["ms"] for r in lines if r.get("dtype") == "float32"})
 
 

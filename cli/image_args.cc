@@ -129,8 +129,9 @@ ImageFlags add_image_flags(CLI::App& cmd, ImageArgs& args) {
   keep(cmd.add_option("--resize", args.resize,
                       "WxH, or N for the shorter side (aspect kept, as torchvision Resize(N))"));
   keep(cmd.add_flag("--exact", args.exact,
-                    "With --resize: decode JPEGs at full size, then resize (equals Pillow's Image.resize; slower). "
-                    "Default: DCT-scaled JPEG decode to the smallest size covering the target, then resize"));
+                    "With --resize: decode JPEGs at full size, then resize with Pillow's order and arithmetic (equals "
+                    "Pillow's Image.resize; slower). Default: DCT-scaled JPEG decode to the smallest size covering "
+                    "the target, then the fast resize"));
   keep(cmd.add_option("--interp", args.interp, "Resize interpolation")
            ->check(CLI::IsMember({"nearest", "bilinear", "bicubic"}))
            ->capture_default_str());
@@ -226,6 +227,7 @@ std::vector<uint8_t> transform_image(const ImageArgs& args, const ImageSteps& st
     ro.interpolation = parse_interp(args.interp);
     ro.antialias = !args.no_antialias;
     ro.layout = Layout::kHWC;
+    ro.pillow_exact = args.exact;
     if (image.size(0) != target.height || image.size(1) != target.width) image = transforms::resize(image, target, ro);
   }
   if (args.hflip) image = transforms::horizontal_flip(hwc_sample(image)).image;

@@ -24,7 +24,8 @@ struct ImageArgs {
   std::string mode = "unchanged";
   std::string resize;  // "WxH", "N" (shorter side) or empty
   std::string interp = "bilinear";
-  bool exact = false;  // --exact: a JPEG decodes at full size before --resize (no DCT scaling)
+  bool exact = false;  // --exact: a JPEG decodes at full size before --resize (no DCT scaling), and the
+                       // resize is pillow_exact
   bool no_antialias = false;
   bool exif = false;
   std::string crop;         // "WxH" or "WxH+X+Y", or empty

@@ -52,14 +52,6 @@ nb::object on_images(nb::handle image, const char* name, const std::function<Ten
   return to_python(std::move(out));
 }
 
-t::ResizeOptions resize_options(const std::string& interpolation, bool antialias, Layout layout) {
-  t::ResizeOptions options;
-  options.interpolation = interpolation_from_name(interpolation);
-  options.antialias = antialias;
-  options.layout = layout;
-  return options;
-}
-
 std::optional<t::Point> point(const std::optional<Pair>& p) {
   if (!p) return std::nullopt;
   return t::Point{p->first, p->second};
@@ -92,18 +84,19 @@ void bind_geometry(nb::module_& m) {
   });
   m.def(
       "resize",
-      [](const NativeSample& s, int64_t height, int64_t width, const std::string& interpolation, bool antialias) {
-        const t::ResizeOptions options = resize_options(interpolation, antialias, s.sample.layout);
+      [](const NativeSample& s, int64_t height, int64_t width, const std::string& interpolation, bool antialias,
+         bool pillow_exact) {
+        const t::ResizeOptions options = resize_options(interpolation, antialias, pillow_exact, s.sample.layout);
         return geometric(s, [&](const t::Sample& x) {
           const Size size = width == 0 ? t::size_for_shorter_side(t::image_size(x), height) : Size{height, width};
           return t::resize(x, size, options);
         });
       },
-      "sample"_a, "height"_a, "width"_a, "interpolation"_a, "antialias"_a,
+      "sample"_a, "height"_a, "width"_a, "interpolation"_a, "antialias"_a, "pillow_exact"_a,
       "width == 0: the shorter side becomes height (torchvision's Resize(int)).");
   m.def("resized_crop", [](const NativeSample& s, int64_t top, int64_t left, int64_t height, int64_t width,
                            int64_t out_height, int64_t out_width, const std::string& interpolation, bool antialias) {
-    const t::ResizeOptions options = resize_options(interpolation, antialias, s.sample.layout);
+    const t::ResizeOptions options = resize_options(interpolation, antialias, /*pillow_exact=*/false, s.sample.layout);
     return geometric(s, [&](const t::Sample& x) {
       return t::resized_crop(x, top, left, height, width, Size{out_height, out_width}, options);
     });

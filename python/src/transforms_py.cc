@@ -58,13 +58,6 @@ NativeTransform make(Args&&... args) {
   return NativeTransform{std::make_shared<const T>(std::forward<Args>(args)...)};
 }
 
-t::ResizeOptions resize_options(const std::string& interpolation, bool antialias) {
-  t::ResizeOptions options;
-  options.interpolation = interpolation_from_name(interpolation);
-  options.antialias = antialias;
-  return options;
-}
-
 t::WarpOptions warp_options(const std::string& interpolation, const t::Fill& fill) {
   return t::WarpOptions{interpolation_from_name(interpolation), fill};
 }
@@ -166,9 +159,10 @@ void bind_objects(nb::module_& m) {
   });
   m.def("RandomOrder", [](const std::vector<NativeTransform>& list) { return make<t::RandomOrder>(natives(list)); });
 
-  m.def("Resize", [](int64_t height, int64_t width, const std::string& interpolation, bool antialias) {
-    return make<t::Resize>(Size{height, width}, resize_options(interpolation, antialias));
-  });
+  m.def("Resize",
+        [](int64_t height, int64_t width, const std::string& interpolation, bool antialias, bool pillow_exact) {
+          return make<t::Resize>(Size{height, width}, resize_options(interpolation, antialias, pillow_exact));
+        });
   m.def("CenterCrop", [](int64_t height, int64_t width) { return make<t::CenterCrop>(Size{height, width}); });
   m.def("Pad", [](std::array<int64_t, 4> ltrb, const std::string& mode, t::Fill fill) {
     return make<t::Pad>(t::Padding{ltrb[0], ltrb[1], ltrb[2], ltrb[3]}, pad_mode_from_name(mode), std::move(fill));

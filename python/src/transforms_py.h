@@ -56,6 +56,9 @@ transforms::Rng fork_default_generator();
 // Names as loom.transforms.v2 spells them; each throws ValueError for an unknown name.
 DType dtype_from_name(const std::string& name);                              // "uint8", "uint16", "float32", "float64"
 transforms::Interpolation interpolation_from_name(const std::string& name);  // "nearest", "nearest-exact", ...
+// interpolation: as interpolation_from_name.
+transforms::ResizeOptions resize_options(const std::string& interpolation, bool antialias, bool pillow_exact = false,
+                                         Layout layout = Layout::kCHW);
 transforms::PadMode pad_mode_from_name(const std::string& name);  // "constant", "edge", "reflect", "symmetric"
 transforms::Clamping clamping_from_name(nb::handle name);         // None, "none", "soft", "hard"
 const char* clamping_name(transforms::Clamping clamping);         // nullptr for kNone

@@ -110,6 +110,16 @@ transforms::Interpolation interpolation_from_name(const std::string& name) {
   unknown("interpolation", name, "'nearest', 'nearest-exact', 'bilinear', 'bicubic', 'box'");
 }
 
+transforms::ResizeOptions resize_options(const std::string& interpolation, bool antialias, bool pillow_exact,
+                                         Layout layout) {
+  transforms::ResizeOptions options;
+  options.interpolation = interpolation_from_name(interpolation);
+  options.antialias = antialias;
+  options.layout = layout;
+  options.pillow_exact = pillow_exact;
+  return options;
+}
+
 transforms::PadMode pad_mode_from_name(const std::string& name) {
   using transforms::PadMode;
   if (name == "constant") return PadMode::kConstant;

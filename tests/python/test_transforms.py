@@ -109,6 +109,18 @@ def test_resize_matches_torchvision(image, fimage, size):
     assert max_diff(without, TF.resize(fimage, size, antialias=False)) <= 1e-4
 
 
+def test_resize_pillow_exact(image):
+    # A downscale of both axes runs vertical first by default and horizontal first with pillow_exact;
+    # each single-axis resize is one pass, so the compositions spell out the two orders.
+    size = [11, 17]
+    vertical_first = F.resize(F.resize(image, [size[0], W]), size)
+    horizontal_first = F.resize(F.resize(image, [H, size[1]], pillow_exact=True), size, pillow_exact=True)
+    assert torch.equal(F.resize(image, size), vertical_first)
+    assert torch.equal(F.resize(image, size, pillow_exact=True), horizontal_first)
+    assert torch.equal(T.Resize(size, pillow_exact=True)(image), horizontal_first)
+    assert max_diff(vertical_first, horizontal_first) <= 1
+
+
 START = [[0, 0], [52, 0], [52, 36], [0, 36]]
 END = [[3, 2], [49, 5], [50, 33], [1, 35]]
 

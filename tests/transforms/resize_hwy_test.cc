@@ -1,6 +1,6 @@
 // The Highway uint8 resize passes equal the scalar reference bit for bit, on every SIMD target this
 // CPU supports, for every channel count, upscales and downscales, and row ends (where the horizontal
-// kernel must not read past the image).
+// kernel must not read past the image); the fast kernels equal their own references.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
@@ -16,7 +16,9 @@ namespace {
 // Pillow's antialiased filters, and torch's non-antialiased bicubic (a = -0.75, border weights folded).
 const std::vector<ResizeOptions> kFilters = {{Interpolation::kBilinear, true, Layout::kHWC},
                                              {Interpolation::kBicubic, true, Layout::kHWC},
-                                             {Interpolation::kBicubic, false, Layout::kHWC}};
+                                             {Interpolation::kBicubic, false, Layout::kHWC},
+                                             {Interpolation::kBox, true, Layout::kHWC},
+                                             {Interpolation::kNearest, true, Layout::kHWC}};
 
 TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   std::mt19937 rng(3);
@@ -24,7 +26,15 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
     for (const ResizeOptions& filter : kFilters) {
-      for (auto [in, out] : {std::pair<int64_t, int64_t>{97, 13}, {64, 64}, {13, 97}, {200, 7}, {5, 3}, {3, 40}}) {
+      for (auto [in, out] : {std::pair<int64_t, int64_t>{97, 13},
+                             {64, 64},
+                             {13, 97},
+                             {200, 7},
+                             {5, 3},
+                             {3, 40},
+                             {1920, 224},
+                             {2, 1},
+                             {1, 5}}) {
         const Coefficients owner = axis_coefficients(in, out, filter);
         const AxisWeights c = owner.weights();
         for (int channels = 1; channels <= 4; ++channels) {
@@ -36,6 +46,11 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
           resample_rows_u8(src.data(), in, got.data(), out, rows, channels, c);
           resample_rows(src.data(), in, want.data(), out, rows, channels, c);
           ASSERT_EQ(got, want) << hwy::TargetName(target) << " rows " << in << "->" << out << " C=" << channels;
+          // The fast kernel: its own reference for RGB and RGBA, the exact one otherwise.
+          resample_rows_u8_fast(src.data(), in, got.data(), out, rows, channels, c);
+          if (channels == 3) resample_rows_fast<3>(src.data(), in, want.data(), out, rows, c);
+          if (channels == 4) resample_rows_fast<4>(src.data(), in, want.data(), out, rows, c);
+          ASSERT_EQ(got, want) << hwy::TargetName(target) << " fast rows " << in << "->" << out << " C=" << channels;
         }
         // Vertical: `in` rows of 37 samples -> `out` rows.
         const int64_t len = 37;
@@ -45,6 +60,11 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
         resample_columns_u8(src.data(), got.data(), len, c);
         resample_columns(src.data(), want.data(), len, c);
         ASSERT_EQ(got, want) << hwy::TargetName(target) << " columns " << in << "->" << out;
+        // The fast vertical kernel against its own reference (bicubic's negative weights included:
+        // the kernel is only used without them, but its arithmetic is defined for them too).
+        resample_columns_u8_fast(src.data(), got.data(), len, c);
+        resample_columns_fast(src.data(), want.data(), len, c);
+        ASSERT_EQ(got, want) << hwy::TargetName(target) << " fast columns " << in << "->" << out;
         ++checked;
       }
     }

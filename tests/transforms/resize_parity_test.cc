@@ -287,9 +287,9 @@ TEST(ResizeParity, Uint8WithoutAntialiasFollowsTorchvision) {
   }
 }
 
-// Pillow cases on HWC uint8 images: every size in `sizes` with bilinear, bicubic and box.
+// Pillow cases on HWC images: every size in `sizes` with bilinear, bicubic and box.
 double pillow_difference(const std::vector<std::pair<std::string, Tensor>>& images,
-                         const std::vector<std::function<Size(Size)>>& sizes) {
+                         const std::vector<std::function<Size(Size)>>& sizes, bool pillow_exact) {
   test::TensorMap inputs;
   std::vector<Case> cases;
   json list = json::array();
@@ -303,6 +303,7 @@ double pillow_difference(const std::vector<std::pair<std::string, Tensor>>& imag
         ResizeOptions o;
         o.interpolation = interp;
         o.layout = Layout::kHWC;
+        o.pillow_exact = pillow_exact;
         cases.push_back({std::to_string(cases.size()), resize(image, out, o),
                          fmt::format("{} {} {}x{} -> {}x{}", label, mode_name(interp), in.height, in.width, out.height,
                                      out.width)});
@@ -314,11 +315,18 @@ double pillow_difference(const std::vector<std::pair<std::string, Tensor>>& imag
   return max_difference(cases, want);
 }
 
+const char* mode_label(bool pillow_exact) {
+  return pillow_exact ? "pillow_exact" : "default";
+}
+
 TEST(ResizeParity, Uint8AntialiasedWithinOneOfPillowOnRealImages) {
   const auto images = real_images();
-  const double worst = pillow_difference(images, kRelativeSizes);
-  std::printf("[ parity   ] uint8 antialiased bilinear/bicubic/box vs Pillow, real images: max |diff| = %g\n", worst);
-  EXPECT_LE(worst, 1.0);
+  for (bool pillow_exact : {true, false}) {
+    const double worst = pillow_difference(images, kRelativeSizes, pillow_exact);
+    std::printf("[ parity   ] uint8 antialiased bilinear/bicubic/box (%s) vs Pillow, real images: max |diff| = %g\n",
+                mode_label(pillow_exact), worst);
+    EXPECT_LE(worst, 1.0);
+  }
 }
 
 TEST(ResizeParity, Uint8AntialiasedWithinOneOfPillowOnNoise) {
@@ -333,9 +341,12 @@ TEST(ResizeParity, Uint8AntialiasedWithinOneOfPillowOnNoise) {
   auto at_least_one = [](Size s) { return Size{std::max<int64_t>(s.height, 1), std::max<int64_t>(s.width, 1)}; };
   std::vector<std::function<Size(Size)>> sizes;
   for (const auto& f : kRelativeSizes) sizes.push_back([f, at_least_one](Size s) { return at_least_one(f(s)); });
-  const double worst = pillow_difference(images, sizes);
-  std::printf("[ parity   ] uint8 antialiased bilinear/bicubic/box vs Pillow, noise: max |diff| = %g\n", worst);
-  EXPECT_LE(worst, 1.0);
+  for (bool pillow_exact : {true, false}) {
+    const double worst = pillow_difference(images, sizes, pillow_exact);
+    std::printf("[ parity   ] uint8 antialiased bilinear/bicubic/box (%s) vs Pillow, noise: max |diff| = %g\n",
+                mode_label(pillow_exact), worst);
+    EXPECT_LE(worst, 1.0);
+  }
 }
 
 TEST(ResizeParity, Float32BoxMatchesPillowFloatImages) {
@@ -346,7 +357,7 @@ TEST(ResizeParity, Float32BoxMatchesPillowFloatImages) {
     images.emplace_back(fmt::format("float C={}", channels),
                         random_image({31 + channels, 45 - channels}, channels, Layout::kHWC, DType::kFloat32, rng));
   }
-  const double worst = pillow_difference(images, kRelativeSizes);
+  const double worst = pillow_difference(images, kRelativeSizes, /*pillow_exact=*/false);
   std::printf("[ parity   ] float32 bilinear/bicubic/box vs Pillow F images: max |diff| = %.3g\n", worst);
   EXPECT_LE(worst, 1e-5);
 }

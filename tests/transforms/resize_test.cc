@@ -174,16 +174,93 @@ TEST(Resize, Uint16FollowsTheFloatPath) {
 }
 
 TEST(Resize, ChwEqualsHwcPermuted) {
+  // uint8 CHW with a horizontal pass is resized as interleaved pixels: every channel count, both orders.
   for (DType dtype : {DType::kUInt8, DType::kFloat32}) {
-    const Tensor h = gradient(30, 40, 3, dtype);
-    const Tensor c = h.permute({2, 0, 1});
-    for (Interpolation interp : {Interpolation::kNearestExact, Interpolation::kBilinear, Interpolation::kBicubic}) {
-      for (bool antialias : {true, false}) {
-        ResizeOptions chw = hwc(interp, antialias);
-        chw.layout = Layout::kCHW;
-        const Tensor rh = resize(h, {17, 55}, hwc(interp, antialias));
-        const Tensor back = resize(c, {17, 55}, chw).permute({1, 2, 0}).contiguous();
-        ASSERT_EQ(0, std::memcmp(rh.data(), back.data(), rh.nbytes())) << static_cast<int>(interp) << antialias;
+    for (int64_t channels : {2, 3, 4}) {
+      const Tensor h = gradient(30, 40, channels, dtype);
+      const Tensor c = h.permute({2, 0, 1});
+      for (Interpolation interp : {Interpolation::kNearestExact, Interpolation::kBilinear, Interpolation::kBicubic}) {
+        for (bool antialias : {true, false}) {
+          for (Size s : {Size{17, 55}, Size{11, 13}, Size{60, 20}, Size{30, 7}, Size{9, 40}}) {
+            ResizeOptions chw = hwc(interp, antialias);
+            chw.layout = Layout::kCHW;
+            const Tensor rh = resize(h, s, hwc(interp, antialias));
+            const Tensor back = resize(c, s, chw).permute({1, 2, 0}).contiguous();
+            ASSERT_EQ(0, std::memcmp(rh.data(), back.data(), rh.nbytes()))
+                << static_cast<int>(interp) << antialias << " C=" << channels << " " << s.height << "x" << s.width;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A noisy image (every value 0..255 appears), so that rounding between the passes shows.
+Tensor noise(int64_t h, int64_t w, int64_t c, DType dtype) {
+  Tensor t = Tensor::empty({h, w, c}, dtype);
+  uint32_t state = 12345;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    const auto v = static_cast<uint8_t>(state >> 24);
+    if (dtype == DType::kUInt8) {
+      t.data<uint8_t>()[i] = v;
+    } else {
+      t.data<float>()[i] = static_cast<float>(v);
+    }
+  }
+  return t;
+}
+
+bool same_bytes(const Tensor& a, const Tensor& b) {
+  return a.nbytes() == b.nbytes() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+TEST(Resize, DefaultRunsTheCheaperPassFirstAndPillowExactHorizontalFirst) {
+  // Each single-axis resize runs one pass, so composing two of them spells out an order.
+  const auto horizontal_then_vertical = [](const Tensor& t, Size s, const ResizeOptions& o) {
+    return resize(resize(t, {t.size(0), s.width}, o), s, o);
+  };
+  const auto vertical_then_horizontal = [](const Tensor& t, Size s, const ResizeOptions& o) {
+    return resize(resize(t, {s.height, t.size(1)}, o), s, o);
+  };
+  for (DType dtype : {DType::kUInt8, DType::kFloat32}) {
+    for (Interpolation interp : {Interpolation::kBilinear, Interpolation::kBicubic, Interpolation::kBox}) {
+      // A downscale of both axes does less work vertical first; a mostly horizontal downscale with the
+      // height almost kept does less horizontal first.
+      const Tensor image = noise(100, 120, 3, dtype);
+      const Size both{17, 23}, mostly_horizontal{90, 30};
+      ResizeOptions pillow = hwc(interp), cheaper = hwc(interp);
+      pillow.pillow_exact = true;
+      for (Size s : {both, mostly_horizontal}) {
+        EXPECT_TRUE(same_bytes(resize(image, s, pillow), horizontal_then_vertical(image, s, pillow)));
+      }
+      const bool clamped_between_passes = dtype == DType::kUInt8 && interp == Interpolation::kBicubic;
+      EXPECT_TRUE(same_bytes(resize(image, both, cheaper), clamped_between_passes
+                                                               ? horizontal_then_vertical(image, both, cheaper)
+                                                               : vertical_then_horizontal(image, both, cheaper)))
+          << static_cast<int>(interp);
+      EXPECT_TRUE(same_bytes(resize(image, mostly_horizontal, cheaper),
+                             horizontal_then_vertical(image, mostly_horizontal, cheaper)));
+    }
+  }
+}
+
+TEST(Resize, Uint8DefaultIsWithinOneOfPillowExact) {
+  // The two orders round a different intermediate image, each by at most half a level, bilinear and
+  // box weights are positive and sum to 1, and the 16-bit vertical kernel's products are off by at
+  // most 1/256 of a level each: the results differ by at most 1 here.
+  for (Interpolation interp : {Interpolation::kBilinear, Interpolation::kBox}) {
+    for (int64_t channels : {1, 3, 4}) {
+      const Tensor image = noise(90, 160, channels, DType::kUInt8);
+      for (Size s : {Size{17, 23}, Size{45, 80}, Size{30, 150}, Size{200, 300}}) {
+        ResizeOptions pillow = hwc(interp), cheaper = hwc(interp);
+        pillow.pillow_exact = true;
+        const Tensor a = resize(image, s, pillow), b = resize(image, s, cheaper);
+        int worst = 0;
+        for (int64_t i = 0; i < a.numel(); ++i) {
+          worst = std::max(worst, std::abs(a.data<uint8_t>()[i] - b.data<uint8_t>()[i]));
+        }
+        EXPECT_LE(worst, 1) << static_cast<int>(interp) << " C=" << channels << " " << s.height << "x" << s.width;
       }
     }
   }

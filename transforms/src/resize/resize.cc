@@ -1,16 +1,20 @@
 // The resize op: checks the image, builds the plan (per axis a window [start, start + count) of input
 // indices with weights that sum to 1, resize_coefficients.h), picks the order of the two separable
-// passes and runs them: the Highway kernels of resize_hwy.cc for uint8, the scalar passes of
-// resize_kernels.h for uint16 and float32.
+// passes and their kernels (fast or pillow_exact) and runs them: the Highway kernels of resize_hwy.cc
+// for uint8, the scalar passes of resize_kernels.h for uint16 and float32.
 #include "loom/transforms/resize.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <memory>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "core/image_check.h"
+#include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
 #include "resize/resize_coefficients.h"
 #include "resize/resize_kernels.h"
@@ -18,50 +22,137 @@
 namespace loom::transforms {
 namespace {
 
+// Uninitialized memory for one intermediate image, lent from a per-thread buffer that later calls
+// reuse: no zero-filling and, once the thread has resized an image of that size, no fresh pages to
+// fault in (those took a quarter of a 1080p resize). Each slot is one buffer per thread; a lease of
+// more than kKeptScratchBytes gets a buffer of its own, freed when the lease ends.
+constexpr size_t kKeptScratchBytes = size_t{32} << 20;
+
+template <typename T>
+class ScratchLease {
+ public:
+  enum Slot { kPassOutput, kPlanes, kPixels, kPixelsOut, kSlots };
+
+  ScratchLease(Slot slot, size_t count) {
+    const size_t bytes = count * sizeof(T);
+    if (bytes > kKeptScratchBytes) {
+      own_ = std::make_unique_for_overwrite<unsigned char[]>(bytes);
+      data_ = reinterpret_cast<T*>(own_.get());
+      return;
+    }
+    thread_local std::array<Buffer, kSlots> buffers;
+    Buffer& b = buffers[slot];
+    if (b.bytes < bytes) {
+      b.memory = std::make_unique_for_overwrite<unsigned char[]>(bytes);
+      b.bytes = bytes;
+    }
+    data_ = reinterpret_cast<T*>(b.memory.get());
+  }
+  T* data() const { return data_; }
+
+ private:
+  struct Buffer {
+    std::unique_ptr<unsigned char[]> memory;
+    size_t bytes = 0;
+  };
+  std::unique_ptr<unsigned char[]> own_;
+  T* data_ = nullptr;
+};
+
+// What a multiply of the fast uint8 horizontal kernel costs against one of the fast vertical kernel:
+// 1.8 on AVX2 and 2.6 on AVX-512 for the single passes of a 1920x1080 RGB image to 224x1080 and to
+// 1920x224 (bench/resize_bench.cc, whose sizes multiply about as often).
+constexpr double kHorizontalCostU8 = 2.0;
+
+// The horizontal pass over `rows` rows and the vertical pass (resize_kernels.h): the Highway kernels
+// for uint8, the scalar ones otherwise. `fast`: uint8's 16-bit kernels (weights in [0, 1] only).
+template <typename T>
+void run_horizontal_pass(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, int channels,
+                         const AxisWeights& c, bool fast) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (fast) {
+      resample_rows_u8_fast(src, in_w, dst, out_w, rows, channels, c);
+    } else {
+      resample_rows_u8(src, in_w, dst, out_w, rows, channels, c);
+    }
+  } else {
+    resample_rows(src, in_w, dst, out_w, rows, channels, c);
+  }
+}
+
+template <typename T>
+void run_vertical_pass(const T* src, T* dst, int64_t len, const AxisWeights& c, bool fast) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (fast) {
+      resample_columns_u8_fast(src, dst, len, c);
+    } else {
+      resample_columns_u8(src, dst, len, c);
+    }
+  } else {
+    resample_columns(src, dst, len, c);
+  }
+}
+
+// The multiply counts of the two orders, counting a multiply of the horizontal pass as
+// `horizontal_cost` of the vertical pass's (whose contiguous rows fill whole vectors, where the
+// horizontal pass reads a window per output pixel): true when vertical first does less work.
+bool vertical_first_is_cheaper(int64_t in_w, int64_t out_h, int64_t out_w, const Coefficients& vertical,
+                               const Coefficients& horizontal, double horizontal_cost) {
+  const auto taps = [](const Coefficients& c) {
+    return static_cast<double>(std::accumulate(c.count.begin(), c.count.end(), int64_t{0}));
+  };
+  const int64_t rows_read = vertical.start.back() + vertical.count.back() - vertical.start.front();
+  const double horizontal_first = rows_read * taps(horizontal) * horizontal_cost + out_w * taps(vertical);
+  const double vertical_first = in_w * taps(vertical) + out_h * taps(horizontal) * horizontal_cost;
+  return vertical_first < horizontal_first;
+}
+
+// The two passes of one resize, their order and their kernels.
+struct PassPlan {
+  bool horizontal = false, vertical = false;  // a pass whose size does not change is skipped
+  bool vertical_first = false;
+  bool fast = false;  // uint8: the 16-bit kernels
+};
+
+template <typename T>
+PassPlan plan_passes(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, const Coefficients& vertical,
+                     const Coefficients& horizontal, const ResizeOptions& opt) {
+  PassPlan plan{in_w != out_w, in_h != out_h};
+  // uint8 bicubic clamps its overshoot between the passes (as Pillow), so its order and arithmetic
+  // stay Pillow's; its negative lobes would also leave the 16-bit kernel's range.
+  const bool pillow = opt.pillow_exact || (std::is_same_v<T, uint8_t> && opt.interpolation == Interpolation::kBicubic);
+  plan.vertical_first = plan.horizontal && plan.vertical && !pillow &&
+                        vertical_first_is_cheaper(in_w, out_h, out_w, vertical, horizontal,
+                                                  std::is_same_v<T, uint8_t> ? kHorizontalCostU8 : 1.0);
+  plan.fast = std::is_same_v<T, uint8_t> && !pillow;
+  return plan;
+}
+
 // Resizes a contiguous H x W x C (channels interleaved) image with the weights of each axis (built
-// once per image: a CHW image runs this once per channel with the same weights).
+// once per image: a CHW image runs this once per channel with the same weights) in the plan's order.
 template <typename T>
 void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_t out_h, int64_t out_w, int channels,
-                        const Coefficients& vertical, const Coefficients& horizontal) {
-  // A pass whose size does not change is skipped (an unchanged axis is an identity with every filter).
-  const bool horizontal_pass = in_w != out_w, vertical_pass = in_h != out_h;
+                        const Coefficients& vertical, const Coefficients& horizontal, const PassPlan& plan) {
   const size_t row = static_cast<size_t>(out_w) * channels;
-  if (!horizontal_pass && !vertical_pass) {
+  if (!plan.horizontal && !plan.vertical) {
     std::copy(src, src + row * out_h, dst);
     return;
   }
-  if constexpr (!std::is_same_v<T, uint8_t>) {
-    // Not uint8, so the order of the passes is free (uint8 keeps Pillow's, whose intermediate rounding
-    // its results depend on): vertical first when that multiplies less, e.g. on a downscale of both
-    // axes, where it leaves the horizontal pass only the output rows.
-    if (horizontal_pass && vertical_pass) {
-      const auto taps = [](const Coefficients& c) {
-        return std::accumulate(c.count.begin(), c.count.end(), int64_t{0});
-      };
-      const int64_t rows_read = vertical.start.back() + vertical.count.back() - vertical.start.front();
-      const int64_t horizontal_first = rows_read * taps(horizontal) + out_w * taps(vertical);
-      const int64_t vertical_first = in_w * taps(vertical) + out_h * taps(horizontal);
-      if (vertical_first < horizontal_first) {
-        std::vector<T> tmp(static_cast<size_t>(out_h * in_w * channels));
-        resample_columns(src, tmp.data(), in_w * channels, vertical.weights());
-        resample_rows(tmp.data(), in_w, dst, out_w, out_h, channels, horizontal.weights());
-        return;
-      }
-    }
+  if (plan.vertical_first) {
+    const ScratchLease<T> tmp(ScratchLease<T>::kPassOutput, static_cast<size_t>(out_h * in_w * channels));
+    run_vertical_pass(src, tmp.data(), in_w * channels, vertical.weights(), plan.fast);
+    run_horizontal_pass(tmp.data(), in_w, dst, out_w, out_h, channels, horizontal.weights(), plan.fast);
+    return;
   }
   // Horizontal first, on only the rows the vertical pass will read (as Pillow).
-  const int64_t row_lo = vertical_pass ? vertical.start.front() : 0;
-  const int64_t row_hi = vertical_pass ? vertical.start.back() + vertical.count.back() : in_h;
+  const int64_t row_lo = plan.vertical ? vertical.start.front() : 0;
+  const int64_t row_hi = plan.vertical ? vertical.start.back() + vertical.count.back() : in_h;
   const T* rows = src + row_lo * in_w * channels;
-  std::vector<T> tmp;
-  if (horizontal_pass) {
-    T* out = vertical_pass ? (tmp.resize(row * (row_hi - row_lo)), tmp.data()) : dst;
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      resample_rows_u8(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal.weights());
-    } else {
-      resample_rows(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal.weights());
-    }
-    if (!vertical_pass) return;
+  const ScratchLease<T> tmp(ScratchLease<T>::kPassOutput, plan.vertical ? row * (row_hi - row_lo) : 0);
+  if (plan.horizontal) {
+    T* out = plan.vertical ? tmp.data() : dst;
+    run_horizontal_pass(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal.weights(), plan.fast);
+    if (!plan.vertical) return;
     rows = tmp.data();
   }
   // The vertical windows, relative to the first row read.
@@ -69,11 +160,42 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
   for (int& s : start) s -= static_cast<int>(row_lo);
   AxisWeights rows_weights = vertical.weights();
   rows_weights.start = start.data();
-  if constexpr (std::is_same_v<T, uint8_t>) {
-    resample_columns_u8(rows, dst, static_cast<int64_t>(row), rows_weights);
-  } else {
-    resample_columns(rows, dst, static_cast<int64_t>(row), rows_weights);
+  run_vertical_pass(rows, dst, static_cast<int64_t>(row), rows_weights, plan.fast);
+}
+
+// A uint8 CHW image of 2 to 4 channels with a horizontal pass: resized as interleaved pixels, whose
+// horizontal windows fill whole vectors where a plane's one-channel windows would reduce a vector per
+// output sample. The planes are interleaved where the image is smallest (after a vertical pass that
+// runs first) and the result is split into planes again; every channel's sums are the same integers
+// as plane by plane, so the bytes are too.
+void resize_planes_interleaved(const uint8_t* src, int64_t in_h, int64_t in_w, uint8_t* dst, int64_t out_h,
+                               int64_t out_w, int channels, const Coefficients& vertical,
+                               const Coefficients& horizontal, const PassPlan& plan) {
+  const auto planes_of = [channels](auto* base, int64_t plane_size) {
+    std::array<decltype(base), 4> planes{};
+    for (int c = 0; c < channels; ++c) planes[c] = base + c * plane_size;
+    return planes;
+  };
+  // The interleaved input of the horizontal pass: the vertical pass's planes, or the image.
+  int64_t rows = in_h;
+  using Scratch = ScratchLease<uint8_t>;
+  const Scratch vertical_out(Scratch::kPlanes, plan.vertical_first ? static_cast<size_t>(channels * out_h * in_w) : 0);
+  const uint8_t* planar = src;
+  PassPlan rest = plan;
+  if (plan.vertical_first) {
+    for (int c = 0; c < channels; ++c) {
+      run_vertical_pass(src + c * in_h * in_w, vertical_out.data() + c * out_h * in_w, in_w, vertical.weights(),
+                        plan.fast);
+    }
+    planar = vertical_out.data();
+    rows = out_h;
+    rest = PassPlan{/*horizontal=*/true, /*vertical=*/false, /*vertical_first=*/false, plan.fast};
   }
+  const Scratch pixels(Scratch::kPixels, static_cast<size_t>(rows * in_w * channels));
+  accel::interleave(planes_of(planar, rows * in_w).data(), static_cast<size_t>(rows * in_w), channels, pixels.data());
+  const Scratch out(Scratch::kPixelsOut, static_cast<size_t>(out_h * out_w * channels));
+  resize_interleaved(pixels.data(), rows, in_w, out.data(), out_h, out_w, channels, vertical, horizontal, rest);
+  accel::deinterleave(out.data(), static_cast<size_t>(out_h * out_w), channels, planes_of(dst, out_h * out_w).data());
 }
 
 template <typename T>
@@ -88,13 +210,21 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
   T* dst = out.data<T>();
   const Coefficients vertical = axis_coefficients(in_h, size.height, opt);
   const Coefficients horizontal = axis_coefficients(in_w, size.width, opt);
+  const PassPlan plan = plan_passes<T>(in_h, in_w, size.height, size.width, vertical, horizontal, opt);
+  const int c = static_cast<int>(channels);
   if (hwc || channels == 1) {
-    resize_interleaved(in, in_h, in_w, dst, size.height, size.width, static_cast<int>(channels), vertical, horizontal);
-  } else {
-    for (int64_t c = 0; c < channels; ++c) {
-      resize_interleaved(in + c * in_h * in_w, in_h, in_w, dst + c * size.height * size.width, size.height, size.width,
-                         1, vertical, horizontal);
+    resize_interleaved(in, in_h, in_w, dst, size.height, size.width, c, vertical, horizontal, plan);
+    return out;
+  }
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (plan.horizontal) {
+      resize_planes_interleaved(in, in_h, in_w, dst, size.height, size.width, c, vertical, horizontal, plan);
+      return out;
     }
+  }
+  for (int64_t p = 0; p < channels; ++p) {
+    resize_interleaved(in + p * in_h * in_w, in_h, in_w, dst + p * size.height * size.width, size.height, size.width, 1,
+                       vertical, horizontal, plan);
   }
   return out;
 }

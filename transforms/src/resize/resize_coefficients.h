@@ -16,10 +16,20 @@ struct Coefficients {
   std::vector<int> start, count;
   std::vector<double> w;
   std::vector<int32_t> fixed;
+  std::vector<int16_t> q15, w16;
+  int w16_bits = 0;
 
   // The kernels' view; valid while this object lives and its vectors keep their sizes.
   AxisWeights weights() const {
-    return {static_cast<int64_t>(start.size()), taps, start.data(), count.data(), w.data(), fixed.data()};
+    return {static_cast<int64_t>(start.size()),
+            taps,
+            start.data(),
+            count.data(),
+            w.data(),
+            fixed.data(),
+            q15.data(),
+            w16.data(),
+            w16_bits};
   }
 };
 

@@ -170,6 +170,120 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
 }
 
 void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
+                    const AxisWeights& c);
+
+// Lays out an RGB or RGBA row of in_w pixels as pairs of 16-bit channel pairs: pair q is [r g b a] of
+// pixels 2q and 2q + 1, byte by byte [r r g g b b a a] (a = 0 for RGB; a missing second pixel is 0).
+// Writes (in_w + 1) / 2 pairs.
+template <int C>
+void PixelPairs(const uint8_t* HWY_RESTRICT row, int64_t in_w, uint8_t* HWY_RESTRICT pairs) {
+  const hn::ScalableTag<uint8_t> d8;
+  const hn::Repartition<uint16_t, decltype(d8)> d16;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d8));
+  int64_t p = 0;
+  uint8_t* out = pairs;
+  for (; p + lanes <= in_w; p += lanes, out += 4 * lanes) {
+    hn::Vec<decltype(d8)> r, g, b, a = hn::Zero(d8);
+    if constexpr (C == 3) {
+      hn::LoadInterleaved3(d8, row + 3 * p, r, g, b);
+    } else {
+      hn::LoadInterleaved4(d8, row + 4 * p, r, g, b, a);
+    }
+    hn::StoreInterleaved4(hn::BitCast(d16, r), hn::BitCast(d16, g), hn::BitCast(d16, b), hn::BitCast(d16, a), d16,
+                          reinterpret_cast<uint16_t*>(out));
+  }
+  for (; p < in_w; p += 2, out += 8) {
+    for (int ch = 0; ch < 4; ++ch) {
+      out[2 * ch] = ch < C ? row[p * C + ch] : 0;
+      out[2 * ch + 1] = ch < C && p + 1 < in_w ? row[(p + 1) * C + ch] : 0;
+    }
+  }
+}
+
+// The fast horizontal pass for RGB and RGBA (resample_rows_fast): each row is laid out as pixel
+// pairs (PixelPairs), and a pairwise multiply-add of 16-bit lanes (ReorderWidenMulAccumulate) takes
+// two taps of all four channels; a window that starts at an odd pixel starts at the pair before, its
+// first weight 0. The vector's 128-bit blocks then add up to the four channel sums.
+template <int C>
+void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRICT dst, int64_t out_w, int64_t rows,
+               const AxisWeights& c) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Repartition<int32_t, decltype(d16)> d32;
+  const hn::Rebind<uint8_t, decltype(d16)> d8;  // Lanes(d16) bytes, widened to d16
+  const hn::CappedTag<int32_t, 4> d4;
+  const hn::Rebind<uint8_t, decltype(d4)> d4u8;
+  const int lanes = static_cast<int>(hn::Lanes(d16));  // at least 8: one pixel pair
+  const int pairs_per_vector = lanes / 8;
+  // Weights vector by vector: lane l of output i's vectors multiplies tap 2 * (l / 8) + l % 2 -
+  // start[i] % 2 of channel (l % 8) / 2 (0 for the padding channel and outside the window).
+  const int chunks_max = ((c.taps + 2) / 2 + pairs_per_vector - 1) / pairs_per_vector;
+  auto weights = hwy::AllocateAligned<int16_t>(static_cast<size_t>(out_w) * chunks_max * lanes);
+  std::vector<int> chunks(static_cast<size_t>(out_w));
+  for (int64_t i = 0; i < out_w; ++i) {
+    const int odd = c.start[i] % 2;
+    chunks[i] = ((c.count[i] + odd + 1) / 2 + pairs_per_vector - 1) / pairs_per_vector;
+    int16_t* k = weights.get() + i * chunks_max * lanes;
+    for (int l = 0; l < chunks_max * lanes; ++l) {
+      const int tap = 2 * (l / 8) + l % 2 - odd, channel = (l % 8) / 2;
+      k[l] = channel < C && tap >= 0 && tap < c.count[i] ? c.w16[i * c.taps + tap] : 0;
+    }
+  }
+  // Two rows' pairs at a time (their outputs share the weights), each with room for the last
+  // window's whole vectors (zeros).
+  const size_t pair_bytes = static_cast<size_t>(in_w / 2 + 1 + chunks_max * pairs_per_vector) * 8;
+  auto pairs = hwy::AllocateAligned<uint8_t>(2 * pair_bytes);
+  std::fill(pairs.get(), pairs.get() + 2 * pair_bytes, 0);
+  HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
+  HWY_ALIGN uint8_t last[4];
+  const int bits = c.w16_bits;
+  const auto half = hn::Set(d4, 1 << (bits - 1));
+  // Rounds, clamps and stores output pixel i of a row from its products.
+  const auto store_pixel = [&](hn::Vec<decltype(d32)> products, uint8_t* out, int64_t i) {
+    hn::Store(products, d32, sums);
+    auto pixel = hn::Add(half, hn::Load(d4, sums));
+    for (int block = 4; block < lanes / 2; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
+    const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRightSame(pixel, bits));  // clip8 on 4 lanes
+    if (C == 4 || i + 1 < out_w) {
+      hn::StoreU(bytes, d4u8, out + i * C);  // for RGB the 4th byte is overwritten by the next pixel
+    } else {
+      hn::StoreU(bytes, d4u8, last);
+      std::copy(last, last + C, out + i * C);
+    }
+  };
+  for (int64_t y = 0; y < rows; y += 2) {
+    const bool second = y + 1 < rows;
+    PixelPairs<C>(src + y * in_w * C, in_w, pairs.get());
+    if (second) PixelPairs<C>(src + (y + 1) * in_w * C, in_w, pairs.get() + pair_bytes);
+    uint8_t* out = dst + y * out_w * C;
+    for (int64_t i = 0; i < out_w; ++i) {
+      const uint8_t* window = pairs.get() + static_cast<int64_t>(c.start[i] / 2) * 8;
+      const int16_t* k = weights.get() + i * chunks_max * lanes;
+      auto a0 = hn::Zero(d32), a1 = hn::Zero(d32), b0 = hn::Zero(d32), b1 = hn::Zero(d32);
+      for (int j = 0; j < chunks[i]; ++j) {
+        const auto w = hn::Load(d16, k + j * lanes);
+        a0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, window + j * lanes)), w, a0, a1);
+        b0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, window + pair_bytes + j * lanes)), w,
+                                           b0, b1);
+      }
+      store_pixel(hn::RearrangeToOddPlusEven(a0, a1), out, i);
+      if (second) store_pixel(hn::RearrangeToOddPlusEven(b0, b1), out + out_w * C, i);
+    }
+  }
+}
+
+void ResampleRowsU8Fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
+                        const AxisWeights& c) {
+#if HWY_TARGET == HWY_SCALAR  // a vector narrower than a pixel pair
+  if (channels == 3) return resample_rows_fast<3>(src, in_w, dst, out_w, rows, c);
+  if (channels == 4) return resample_rows_fast<4>(src, in_w, dst, out_w, rows, c);
+#else
+  if (channels == 3) return RowsPairs<3>(src, in_w, dst, out_w, rows, c);
+  if (channels == 4) return RowsPairs<4>(src, in_w, dst, out_w, rows, c);
+#endif
+  ResampleRowsU8(src, in_w, dst, out_w, rows, channels, c);
+}
+
+void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                     const AxisWeights& c) {
   switch (channels) {
     case 1: return RowsFixedC<1>(src, in_w, dst, out_w, rows, c);
@@ -207,6 +321,33 @@ void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT ds
   }
 }
 
+// resample_columns_fast (resize_kernels.h) along the row: 16-bit lanes, twice as many per vector as
+// ResampleColumnsU8's, and one rounding multiply per sample and tap.
+void ResampleColumnsU8Fast(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len,
+                           const AxisWeights& c) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Rebind<uint8_t, decltype(d16)> d8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
+  const auto half = hn::Set(d16, 1 << (kFastSampleBits - 1));
+  for (int64_t i = 0; i < c.size; ++i) {
+    const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
+    const int16_t* k = &c.q15[i * c.taps];
+    const int n = c.count[i];
+    uint8_t* out = dst + i * len;
+    int64_t x = 0;
+    for (; x + lanes <= len; x += lanes) {
+      auto acc = hn::Zero(d16);
+      for (int t = 0; t < n; ++t) {
+        const auto samples = hn::ShiftLeft<kFastSampleBits>(hn::PromoteTo(d16, hn::LoadU(d8, first + t * len + x)));
+        acc = hn::SaturatedAdd(acc, hn::MulFixedPoint15(samples, hn::Set(d16, k[t])));
+      }
+      // Saturating i16 -> u8 is the clamp to 0..255.
+      hn::StoreU(hn::DemoteTo(d8, hn::ShiftRight<kFastSampleBits>(hn::SaturatedAdd(acc, half))), d8, out + x);
+    }
+    for (; x < len; ++x) out[x] = fast_column_sample(first, len, k, n, x);
+  }
+}
+
 }  // namespace loom::transforms::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -215,6 +356,8 @@ namespace loom::transforms {
 
 HWY_EXPORT(ResampleRowsU8);
 HWY_EXPORT(ResampleColumnsU8);
+HWY_EXPORT(ResampleColumnsU8Fast);
+HWY_EXPORT(ResampleRowsU8Fast);
 
 void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                       const AxisWeights& c) {
@@ -223,6 +366,15 @@ void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t ou
 
 void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {
   HWY_DYNAMIC_DISPATCH(ResampleColumnsU8)(src, dst, len, c);
+}
+
+void resample_rows_u8_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
+                           const AxisWeights& c) {
+  HWY_DYNAMIC_DISPATCH(ResampleRowsU8Fast)(src, in_w, dst, out_w, rows, channels, c);
+}
+
+void resample_columns_u8_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {
+  HWY_DYNAMIC_DISPATCH(ResampleColumnsU8Fast)(src, dst, len, c);
 }
 
 }  // namespace loom::transforms

@@ -13,8 +13,19 @@
 
 namespace loom::transforms {
 
-inline uint8_t clip8(int32_t acc) {
-  return static_cast<uint8_t>(std::clamp(acc >> kPrecisionBits, 0, 255));
+inline uint8_t clip8(int32_t acc, int bits = kPrecisionBits) {
+  return static_cast<uint8_t>(std::clamp(acc >> bits, 0, 255));
+}
+
+// One uint8 output pixel of C interleaved channels: its window of n pixels times the weights k (with
+// `bits` fraction bits), rounded and clamped.
+template <int C, typename K>
+inline void u8_pixel(const uint8_t* window, const K* k, int n, int bits, uint8_t* out) {
+  int32_t acc[C];
+  for (int ch = 0; ch < C; ++ch) acc[ch] = 1 << (bits - 1);
+  for (int t = 0; t < n; ++t)
+    for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
+  for (int ch = 0; ch < C; ++ch) out[ch] = clip8(acc[ch], bits);
 }
 
 // A double-precision sum as the sample type: rounded and clamped for uint16, as is for float.
@@ -38,12 +49,7 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
       const T* window = in + static_cast<int64_t>(c.start[i]) * C;
       const int n = c.count[i];
       if constexpr (std::is_same_v<T, uint8_t>) {
-        const int32_t* k = &c.fixed[i * c.taps];
-        int32_t acc[C];
-        for (int ch = 0; ch < C; ++ch) acc[ch] = 1 << (kPrecisionBits - 1);
-        for (int t = 0; t < n; ++t)
-          for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
-        for (int ch = 0; ch < C; ++ch) out[i * C + ch] = clip8(acc[ch]);
+        u8_pixel<C>(window, &c.fixed[i * c.taps], n, kPrecisionBits, out + i * C);
       } else {
         // Even and odd taps in two sums, so that two additions are in flight (the same order for every
         // C, so CHW and HWC give the same bits).
@@ -101,10 +107,52 @@ void resample_columns(const T* src, T* dst, int64_t len, const AxisWeights& c) {
   }
 }
 
+// Scalar reference. The fast uint8 horizontal pass: as resample_rows<C, uint8_t> with the w16 weights
+// (w16_bits fraction bits) in place of the fixed ones.
+template <int C>
+void resample_rows_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows,
+                        const AxisWeights& c) {
+  for (int64_t y = 0; y < rows; ++y) {
+    for (int64_t i = 0; i < out_w; ++i) {
+      u8_pixel<C>(src + (y * in_w + c.start[i]) * C, &c.w16[i * c.taps], c.count[i], c.w16_bits,
+                  dst + (y * out_w + i) * C);
+    }
+  }
+}
+
+// Scalar reference. The fast uint8 vertical pass, for weights in [0, 1] (every filter but bicubic):
+// each sample, with kFastSampleBits fraction bits, times its q15 weight, rounded to 16 bits
+// ((a * b + 2^14) >> 15, as MulFixedPoint15); the products summed in 16 bits, saturating (they are
+// all >= 0, so a saturated sum is at least 255.99 and rounds to 255 anyway); the sum rounded and
+// clamped to 0..255. Each product is off by at most 2^-8 of a level.
+inline uint8_t fast_column_sample(const uint8_t* first, int64_t len, const int16_t* k, int n, int64_t x) {
+  int32_t acc = 0;
+  for (int t = 0; t < n; ++t) {
+    const int32_t product = ((first[t * len + x] << kFastSampleBits) * k[t] + (1 << 14)) >> 15;
+    acc = std::clamp(acc + product, -32768, 32767);
+  }
+  acc = std::min(acc + (1 << (kFastSampleBits - 1)), 32767);
+  return static_cast<uint8_t>(std::clamp(acc >> kFastSampleBits, 0, 255));
+}
+
+inline void resample_columns_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {
+  for (int64_t i = 0; i < c.size; ++i) {
+    const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
+    for (int64_t x = 0; x < len; ++x) {
+      dst[i * len + x] = fast_column_sample(first, len, &c.q15[i * c.taps], c.count[i], x);
+    }
+  }
+}
+
 // SIMD passes for uint8 (Highway dynamic dispatch; resize_hwy.cc). Same arguments and bit-exact the
 // same results as resample_rows<C, uint8_t> and resample_columns<uint8_t>.
 void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                       const AxisWeights& c);
 void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c);
+// Bit-exact the same results as resample_rows_fast<channels> (channels 3 and 4; the others run
+// resample_rows_u8, as the exact path) and resample_columns_fast.
+void resample_rows_u8_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
+                           const AxisWeights& c);
+void resample_columns_u8_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c);
 
 }  // namespace loom::transforms

@@ -8,10 +8,14 @@
 namespace loom::transforms {
 
 constexpr int kPrecisionBits = 32 - 8 - 2;  // fixed-point fraction bits of the uint8 path (Pillow's)
+constexpr int kFastSampleBits = 7;          // fraction bits of a sample in the fast uint8 vertical pass
 
 // The weights of one axis, not owned: output i (0 <= i < size) reads inputs [start[i], start[i] +
-// count[i]) with weights w[i * taps + k] (double: uint16 and float32) or fixed[i * taps + k] (w in
-// kPrecisionBits fixed point, rounded half away from zero: uint8); the weights of one output sum to 1.
+// count[i]) with weights w[i * taps + k] (double: uint16 and float32), fixed[i * taps + k] (w in
+// kPrecisionBits fixed point, rounded half away from zero: uint8) or q15[i * taps + k] (w in 15-bit
+// fixed point, rounded, at most 32767: the fast uint8 vertical pass) or w16[i * taps + k] (w with
+// w16_bits fraction bits, the most that keep every weight within int16, at most kPrecisionBits: the
+// fast uint8 horizontal pass); the weights of one output sum to 1.
 struct AxisWeights {
   int64_t size = 0;
   int taps = 0;
@@ -19,6 +23,9 @@ struct AxisWeights {
   const int* count = nullptr;
   const double* w = nullptr;
   const int32_t* fixed = nullptr;
+  const int16_t* q15 = nullptr;
+  const int16_t* w16 = nullptr;
+  int w16_bits = 0;
 };
 
 }  // namespace loom::transforms

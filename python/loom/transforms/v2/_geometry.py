@@ -15,14 +15,17 @@ from ._tv_tensors import InterpolationMode, interpolation_name
 
 class Resize(Transform):
     """Resize to size ([h, w]); an int (or [n]) resizes the shorter side to n, keeping the aspect ratio.
-    max_size is not supported (None only)."""
+    pillow_exact=True: Pillow's pass order and arithmetic (see functional.resize). max_size is not
+    supported (None only)."""
 
-    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True, *,
+                 pillow_exact=False):
         if max_size is not None:
             raise ValueError("loom's Resize has no max_size")
-        self.size, self.interpolation, self.antialias = size, interpolation, antialias
+        self.size, self.interpolation, self.antialias, self.pillow_exact = size, interpolation, antialias, pillow_exact
         height, width = _args.resize_size(size)
-        self.native = _native.Resize(height, width, interpolation_name(interpolation), bool(antialias))
+        self.native = _native.Resize(height, width, interpolation_name(interpolation), bool(antialias),
+                                     bool(pillow_exact))
 
 
 class CenterCrop(Transform):

@@ -82,15 +82,17 @@ def pad(inpt, padding, fill=None, padding_mode="constant", *, layout="CHW"):
     return _geometric(inpt, layout, _native.pad, _args.padding4(padding), padding_mode, _args.fill_values(fill))
 
 
-def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True, *, layout="CHW"):
+def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True, *, layout="CHW",
+           pillow_exact=False):
     """Resize to size ([h, w]; an int or [n] resizes the shorter side to n keeping the aspect ratio).
-    antialias=True: Pillow's filters (torchvision's antialias); uint8 uses Pillow's fixed-point
-    arithmetic (within 1 of torchvision's uint8 result). max_size is not supported."""
+    antialias=True: Pillow's filters (torchvision's antialias); uint8 is within 1 of Pillow's and of
+    torchvision's uint8 result. pillow_exact=True runs Pillow's pass order and (uint8) its 22-bit
+    arithmetic: Image.resize step for step, slower. max_size is not supported."""
     if max_size is not None:
         raise ValueError("loom's resize has no max_size")
     height, width = _args.resize_size(size)
     return _geometric(inpt, layout, _native.resize, height, width, interpolation_name(interpolation),
-                      bool(antialias))
+                      bool(antialias), bool(pillow_exact))
 
 
 def resized_crop(inpt, top, left, height, width, size, interpolation=InterpolationMode.BILINEAR, antialias=True, *,

@@ -2,8 +2,9 @@
 //
 // Layout: the image is C x H x W (CHW) or H x W x C (HWC), uint8, uint16 or float32, 1 to 4 channels, any
 // strides, any size ratio up or down per axis; the result is a new contiguous tensor in the same layout
-// and dtype. The resize is separable: a horizontal pass, then a vertical one, each skipped when its
-// size does not change (every filter is the identity then).
+// and dtype. The resize is separable: a horizontal and a vertical pass, each skipped when its size does
+// not change (every filter is the identity then). By default the pass that leaves the less work runs
+// first (vertical on most downscales); ResizeOptions::pillow_exact runs Pillow's order, horizontal first.
 //
 // Which input samples and weights an output reads (the same for every dtype):
 //  - antialias = true (default), kBilinear / kBicubic / kBox: Pillow's Resample.c filters, widened by the
@@ -24,10 +25,15 @@
 //  - float32: weights and sums in double, stored as float after each pass. Within 1e-4 of torch 1.13's
 //    float32 interpolate (every mode above) for values in [0, 1] (relative for larger values).
 //  - uint8: Pillow's fixed-point arithmetic (22 fractional bits, rounded and clamped to 0..255 after
-//    each pass), SIMD through Highway. Antialiased bilinear, bicubic and box are within 1 of Pillow's
-//    Image.resize for every pixel; nearest and nearest-exact equal torch's exactly. antialias = false
-//    is within 1 of torchvision's uint8 result (the float interpolate, rounded and clamped) except
-//    where a bicubic horizontal pass overshoots 0..255 (sharp edges), as the clamp between passes
+//    each pass), SIMD through Highway. With pillow_exact, antialiased bilinear, bicubic and box are
+//    within 1 of Pillow's Image.resize for every pixel (equal on the tests' images). By default
+//    (pillow_exact = false) the passes may run in the other order, and a vertical pass with weights in
+//    [0, 1] (every filter but bicubic) multiplies in 16 bits (samples with 7 fraction bits, weights
+//    with 15; each product off by at most 1/256 of a level): on the tests' images and noise the
+//    results stay within 1 of the pillow_exact ones and of Pillow's. uint8 bicubic keeps Pillow's order
+//    and arithmetic, as its overshoot is clamped between the passes. Nearest and nearest-exact equal
+//    torch's exactly. antialias = false is within 1 of torchvision's uint8 result (the float interpolate, rounded and
+//    clamped) except where a bicubic horizontal pass overshoots 0..255 (sharp edges), as the clamp between passes
 //    (Pillow's) then differs from torchvision's single rounding at the end.
 //  - uint16: as float32, rounded and clamped to 0..65535 after each pass.
 // Thread safety: reentrant.
@@ -57,6 +63,9 @@ struct ResizeOptions {
   Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = true;  // Pillow's widened filters (see above); ignored by kNearest/kNearestExact
   Layout layout = Layout::kCHW;
+  // Pillow's order (horizontal first, over only the rows the vertical pass reads) and, for uint8,
+  // Pillow's 22-bit arithmetic in both passes: Image.resize step for step. Slower (see above).
+  bool pillow_exact = false;
 };
 
 // Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target or a channel
