@@ -329,23 +329,37 @@ void ResampleColumnsU8Fast(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRIC
                            const AxisWeights& c) {
   const hn::ScalableTag<int16_t> d16;
   const hn::Rebind<uint8_t, decltype(d16)> d8;
+  using V = hn::Vec<decltype(d16)>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
   const auto half = hn::Set(d16, 1 << (kFastSampleBits - 1));
+  // Output samples x .. x + kVectors * lanes - 1 of one row: each tap's weight is broadcast once for
+  // kVectors vectors of rounded products, which keeps the loop's overhead off the multiplies.
+  const auto columns = [&](auto vectors, const uint8_t* first, const int16_t* k, int n, uint8_t* out, int64_t x) {
+    constexpr int kVectors = decltype(vectors)::value;
+    V sums[kVectors];
+    for (V& sum : sums) sum = hn::Zero(d16);
+    for (int t = 0; t < n; ++t) {
+      const V weight = hn::Set(d16, k[t]);
+      const uint8_t* row = first + t * len + x;
+      for (int v = 0; v < kVectors; ++v) {
+        const V samples = hn::ShiftLeft<kFastSampleBits>(hn::PromoteTo(d16, hn::LoadU(d8, row + v * lanes)));
+        sums[v] = hn::SaturatedAdd(sums[v], hn::MulFixedPoint15(samples, weight));
+      }
+    }
+    // Saturating i16 -> u8 is the clamp to 0..255.
+    for (int v = 0; v < kVectors; ++v) {
+      hn::StoreU(hn::DemoteTo(d8, hn::ShiftRight<kFastSampleBits>(hn::SaturatedAdd(sums[v], half))), d8,
+                 out + x + v * lanes);
+    }
+  };
   for (int64_t i = 0; i < c.size; ++i) {
     const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
     const int16_t* k = &c.q15[i * c.taps];
     const int n = c.count[i];
     uint8_t* out = dst + i * len;
     int64_t x = 0;
-    for (; x + lanes <= len; x += lanes) {
-      auto acc = hn::Zero(d16);
-      for (int t = 0; t < n; ++t) {
-        const auto samples = hn::ShiftLeft<kFastSampleBits>(hn::PromoteTo(d16, hn::LoadU(d8, first + t * len + x)));
-        acc = hn::SaturatedAdd(acc, hn::MulFixedPoint15(samples, hn::Set(d16, k[t])));
-      }
-      // Saturating i16 -> u8 is the clamp to 0..255.
-      hn::StoreU(hn::DemoteTo(d8, hn::ShiftRight<kFastSampleBits>(hn::SaturatedAdd(acc, half))), d8, out + x);
-    }
+    for (; x + 4 * lanes <= len; x += 4 * lanes) columns(std::integral_constant<int, 4>(), first, k, n, out, x);
+    for (; x + lanes <= len; x += lanes) columns(std::integral_constant<int, 1>(), first, k, n, out, x);
     for (; x < len; ++x) out[x] = fast_column_sample(first, len, k, n, x);
   }
 }
