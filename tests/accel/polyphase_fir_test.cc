@@ -37,8 +37,8 @@ TEST(PolyphaseFir, EveryTargetMatchesTheScalarReference) {
         std::vector<float> want(n), got(n + 2 * kGuard, -7.0f);
         polyphase_fir_scalar(src.data(), taps.data(), offsets.data(), count, n, want.data());
         polyphase_fir(src.data(), taps.data(), offsets.data(), count, n, got.data() + kGuard);
-        ASSERT_TRUE(n == 0 || std::memcmp(want.data(), got.data() + kGuard, n * sizeof(float)) ==
-                                  0);  // memcmp takes no null pointer
+        // memcmp takes no null pointer, not even for 0 bytes.
+        ASSERT_TRUE(n == 0 || std::memcmp(want.data(), got.data() + kGuard, n * sizeof(float)) == 0);
         for (size_t g = 0; g < kGuard; ++g) ASSERT_TRUE(got[g] == -7.0f && got[kGuard + n + g] == -7.0f);
       }
     }
