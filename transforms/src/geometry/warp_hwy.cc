@@ -13,6 +13,12 @@
 // `src` (the last pixels of the image) is left to the scalar reference, as are row tails shorter than
 // a vector. With a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and
 // 4-channel pixels are stored as packed 32-bit words.
+//
+// The tap structs hold vectors, which SVE's sizeless vector types cannot be members of: on aarch64 this
+// file builds NEON only (SVE hardware runs the NEON kernel).
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "geometry/warp_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h

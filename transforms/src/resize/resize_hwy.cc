@@ -230,45 +230,35 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
       k[l] = channel < C && tap >= 0 && tap < c.count[i] ? c.w16[i * c.taps + tap] : 0;
     }
   }
-  // Two rows' pairs at a time (their outputs share the weights), each with room for the last
-  // window's whole vectors (zeros).
+  // A row's pairs, with room for the last window's whole vectors (zeros).
   const size_t pair_bytes = static_cast<size_t>(in_w / 2 + 1 + chunks_max * pairs_per_vector) * 8;
-  auto pairs = hwy::AllocateAligned<uint8_t>(2 * pair_bytes);
-  std::fill(pairs.get(), pairs.get() + 2 * pair_bytes, 0);
+  auto pairs = hwy::AllocateAligned<uint8_t>(pair_bytes);
+  std::fill(pairs.get(), pairs.get() + pair_bytes, 0);
   HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
   HWY_ALIGN uint8_t last[4];
   const int bits = c.w16_bits;
   const auto half = hn::Set(d4, 1 << (bits - 1));
-  // Rounds, clamps and stores output pixel i of a row from its products.
-  const auto store_pixel = [&](hn::Vec<decltype(d32)> products, uint8_t* out, int64_t i) {
-    hn::Store(products, d32, sums);
-    auto pixel = hn::Add(half, hn::Load(d4, sums));
-    for (int block = 4; block < lanes / 2; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
-    const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRightSame(pixel, bits));  // clip8 on 4 lanes
-    if (C == 4 || i + 1 < out_w) {
-      hn::StoreU(bytes, d4u8, out + i * C);  // for RGB the 4th byte is overwritten by the next pixel
-    } else {
-      hn::StoreU(bytes, d4u8, last);
-      std::copy(last, last + C, out + i * C);
-    }
-  };
-  for (int64_t y = 0; y < rows; y += 2) {
-    const bool second = y + 1 < rows;
+  for (int64_t y = 0; y < rows; ++y) {
     PixelPairs<C>(src + y * in_w * C, in_w, pairs.get());
-    if (second) PixelPairs<C>(src + (y + 1) * in_w * C, in_w, pairs.get() + pair_bytes);
     uint8_t* out = dst + y * out_w * C;
     for (int64_t i = 0; i < out_w; ++i) {
       const uint8_t* window = pairs.get() + static_cast<int64_t>(c.start[i] / 2) * 8;
       const int16_t* k = weights.get() + i * chunks_max * lanes;
-      auto a0 = hn::Zero(d32), a1 = hn::Zero(d32), b0 = hn::Zero(d32), b1 = hn::Zero(d32);
+      auto sum0 = hn::Zero(d32), sum1 = hn::Zero(d32);
       for (int j = 0; j < chunks[i]; ++j) {
-        const auto w = hn::Load(d16, k + j * lanes);
-        a0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, window + j * lanes)), w, a0, a1);
-        b0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, window + pair_bytes + j * lanes)), w,
-                                           b0, b1);
+        const auto samples = hn::PromoteTo(d16, hn::LoadU(d8, window + j * lanes));
+        sum0 = hn::ReorderWidenMulAccumulate(d32, samples, hn::Load(d16, k + j * lanes), sum0, sum1);
       }
-      store_pixel(hn::RearrangeToOddPlusEven(a0, a1), out, i);
-      if (second) store_pixel(hn::RearrangeToOddPlusEven(b0, b1), out + out_w * C, i);
+      hn::Store(hn::RearrangeToOddPlusEven(sum0, sum1), d32, sums);
+      auto pixel = hn::Add(half, hn::Load(d4, sums));
+      for (int block = 4; block < lanes / 2; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
+      const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRightSame(pixel, bits));  // clip8 on 4 lanes
+      if (C == 4 || i + 1 < out_w) {
+        hn::StoreU(bytes, d4u8, out + i * C);  // for RGB the 4th byte is overwritten by the next pixel
+      } else {
+        hn::StoreU(bytes, d4u8, last);
+        std::copy(last, last + C, out + i * C);
+      }
     }
   }
 }
@@ -323,43 +313,55 @@ void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT ds
   }
 }
 
+// One tap's rounded products for the lanes at p (resample_columns_fast).
+template <class D16>
+HWY_INLINE hn::Vec<D16> FastProducts(D16 d16, const uint8_t* HWY_RESTRICT p, hn::Vec<D16> weight) {
+  const hn::Rebind<uint8_t, D16> d8;
+  return hn::MulFixedPoint15(hn::ShiftLeft<kFastSampleBits>(hn::PromoteTo(d16, hn::LoadU(d8, p))), weight);
+}
+
+// A column sum of products rounded, clamped (saturating i16 -> u8) and stored at out.
+template <class D16>
+HWY_INLINE void StoreFastSum(D16 d16, hn::Vec<D16> sum, uint8_t* HWY_RESTRICT out) {
+  const hn::Rebind<uint8_t, D16> d8;
+  const auto half = hn::Set(d16, 1 << (kFastSampleBits - 1));
+  hn::StoreU(hn::DemoteTo(d8, hn::ShiftRight<kFastSampleBits>(hn::SaturatedAdd(sum, half))), d8, out);
+}
+
 // resample_columns_fast (resize_kernels.h) along the row: 16-bit lanes, twice as many per vector as
-// ResampleColumnsU8's, and one rounding multiply per sample and tap.
+// ResampleColumnsU8's, one rounding multiply per sample and tap, and each tap's weight broadcast once
+// for four vectors (which keeps the loop's overhead off the multiplies).
 void ResampleColumnsU8Fast(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len,
                            const AxisWeights& c) {
   const hn::ScalableTag<int16_t> d16;
-  const hn::Rebind<uint8_t, decltype(d16)> d8;
-  using V = hn::Vec<decltype(d16)>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
-  const auto half = hn::Set(d16, 1 << (kFastSampleBits - 1));
-  // Output samples x .. x + kVectors * lanes - 1 of one row: each tap's weight is broadcast once for
-  // kVectors vectors of rounded products, which keeps the loop's overhead off the multiplies.
-  const auto columns = [&](auto vectors, const uint8_t* first, const int16_t* k, int n, uint8_t* out, int64_t x) {
-    constexpr int kVectors = decltype(vectors)::value;
-    V sums[kVectors];
-    for (V& sum : sums) sum = hn::Zero(d16);
-    for (int t = 0; t < n; ++t) {
-      const V weight = hn::Set(d16, k[t]);
-      const uint8_t* row = first + t * len + x;
-      for (int v = 0; v < kVectors; ++v) {
-        const V samples = hn::ShiftLeft<kFastSampleBits>(hn::PromoteTo(d16, hn::LoadU(d8, row + v * lanes)));
-        sums[v] = hn::SaturatedAdd(sums[v], hn::MulFixedPoint15(samples, weight));
-      }
-    }
-    // Saturating i16 -> u8 is the clamp to 0..255.
-    for (int v = 0; v < kVectors; ++v) {
-      hn::StoreU(hn::DemoteTo(d8, hn::ShiftRight<kFastSampleBits>(hn::SaturatedAdd(sums[v], half))), d8,
-                 out + x + v * lanes);
-    }
-  };
   for (int64_t i = 0; i < c.size; ++i) {
     const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
     const int16_t* k = &c.q15[i * c.taps];
     const int n = c.count[i];
     uint8_t* out = dst + i * len;
     int64_t x = 0;
-    for (; x + 4 * lanes <= len; x += 4 * lanes) columns(std::integral_constant<int, 4>(), first, k, n, out, x);
-    for (; x + lanes <= len; x += lanes) columns(std::integral_constant<int, 1>(), first, k, n, out, x);
+    for (; x + 4 * lanes <= len; x += 4 * lanes) {
+      auto sum0 = hn::Zero(d16), sum1 = hn::Zero(d16), sum2 = hn::Zero(d16), sum3 = hn::Zero(d16);
+      for (int t = 0; t < n; ++t) {
+        const auto weight = hn::Set(d16, k[t]);
+        const uint8_t* row = first + t * len + x;
+        sum0 = hn::SaturatedAdd(sum0, FastProducts(d16, row, weight));
+        sum1 = hn::SaturatedAdd(sum1, FastProducts(d16, row + lanes, weight));
+        sum2 = hn::SaturatedAdd(sum2, FastProducts(d16, row + 2 * lanes, weight));
+        sum3 = hn::SaturatedAdd(sum3, FastProducts(d16, row + 3 * lanes, weight));
+      }
+      StoreFastSum(d16, sum0, out + x);
+      StoreFastSum(d16, sum1, out + x + lanes);
+      StoreFastSum(d16, sum2, out + x + 2 * lanes);
+      StoreFastSum(d16, sum3, out + x + 3 * lanes);
+    }
+    for (; x + lanes <= len; x += lanes) {
+      auto sum = hn::Zero(d16);
+      for (int t = 0; t < n; ++t)
+        sum = hn::SaturatedAdd(sum, FastProducts(d16, first + t * len + x, hn::Set(d16, k[t])));
+      StoreFastSum(d16, sum, out + x);
+    }
     for (; x < len; ++x) out[x] = fast_column_sample(first, len, k, n, x);
   }
 }
