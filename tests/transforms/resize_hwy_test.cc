@@ -35,7 +35,8 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
                              {1920, 224},
                              {2, 1},
                              {1, 5}}) {
-        const Coefficients owner = axis_coefficients(in, out, filter);
+        Coefficients owner = axis_coefficients(in, out, filter);
+        add_fast_weights(owner);
         const AxisWeights c = owner.weights();
         for (int channels = 1; channels <= 4; ++channels) {
           // Horizontal: 5 rows of `in` pixels -> `out` pixels; the buffer ends exactly at the image.

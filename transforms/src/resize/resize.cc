@@ -208,9 +208,13 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
                    : Tensor::empty({channels, size.height, size.width}, image.dtype());
   const T* in = src.data<T>();
   T* dst = out.data<T>();
-  const Coefficients vertical = axis_coefficients(in_h, size.height, opt);
-  const Coefficients horizontal = axis_coefficients(in_w, size.width, opt);
+  Coefficients vertical = axis_coefficients(in_h, size.height, opt);
+  Coefficients horizontal = axis_coefficients(in_w, size.width, opt);
   const PassPlan plan = plan_passes<T>(in_h, in_w, size.height, size.width, vertical, horizontal, opt);
+  if (plan.fast) {
+    add_fast_weights(vertical);
+    add_fast_weights(horizontal);
+  }
   const int c = static_cast<int>(channels);
   if (hwc || channels == 1) {
     resize_interleaved(in, in_h, in_w, dst, size.height, size.width, c, vertical, horizontal, plan);

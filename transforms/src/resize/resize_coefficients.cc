@@ -127,9 +127,7 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
   return c;
 }
 
-namespace {
-
-Coefficients make_axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& opt) {
+Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& opt) {
   switch (opt.interpolation) {
     case Interpolation::kNearest: return make_nearest(in_size, out_size, /*exact=*/false);
     case Interpolation::kNearestExact: return make_nearest(in_size, out_size, /*exact=*/true);
@@ -142,10 +140,7 @@ Coefficients make_axis_coefficients(int64_t in_size, int64_t out_size, const Res
   throw Error(ErrorCode::kInvalidInput, "resize", "unknown interpolation");
 }
 
-}  // namespace
-
-Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& opt) {
-  Coefficients c = make_axis_coefficients(in_size, out_size, opt);
+void add_fast_weights(Coefficients& c) {
   const auto to_int16 = [](double w, int bits) {
     return static_cast<int16_t>(std::clamp<long>(std::lround(w * (1 << bits)), -32768, 32767));
   };
@@ -157,7 +152,6 @@ Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOp
   while (c.w16_bits > 0 && std::lround(largest * (1 << c.w16_bits)) > 32767) --c.w16_bits;
   c.w16.resize(c.w.size());
   std::transform(c.w.begin(), c.w.end(), c.w16.begin(), [&](double w) { return to_int16(w, c.w16_bits); });
-  return c;
 }
 
 }  // namespace loom::transforms

@@ -43,4 +43,8 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
 // bilinear and bicubic. Throws Error(kInvalidInput) for an unknown interpolation.
 Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& options);
 
+// Fills c.q15, c.w16 and c.w16_bits from c.w: the weights of the fast uint8 kernels, built only for
+// a resize that runs them.
+void add_fast_weights(Coefficients& c);
+
 }  // namespace loom::transforms

@@ -110,6 +110,27 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
   }
 }
 
+// Output pixel i of a row of C-channel pixels, from the lanes32 i32 sums that a kernel stored at
+// `sums`: each 128-bit block holds the four channel sums of some taps. Their total plus the rounding
+// half, shifted right by `bits` and clamped to 0..255 (clip8 on 4 lanes), is stored at out + i * C;
+// for RGB the 4th byte is overwritten by the next pixel, and the row's last pixel goes through a copy.
+template <int C>
+HWY_INLINE void StoreBlockSums(const int32_t* HWY_RESTRICT sums, int lanes32, int bits, uint8_t* HWY_RESTRICT out,
+                               int64_t i, int64_t out_w) {
+  const hn::CappedTag<int32_t, 4> d4;
+  const hn::Rebind<uint8_t, decltype(d4)> d4u8;
+  auto pixel = hn::Add(hn::Set(d4, 1 << (bits - 1)), hn::Load(d4, sums));
+  for (int block = 4; block < lanes32; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
+  const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRightSame(pixel, bits));
+  if (C == 4 || i + 1 < out_w) {
+    hn::StoreU(bytes, d4u8, out + i * C);
+  } else {
+    HWY_ALIGN uint8_t last[4];
+    hn::StoreU(bytes, d4u8, last);
+    std::copy(last, last + C, out + i * C);
+  }
+}
+
 // RGB or RGBA rows: each row is first widened to 4 bytes per pixel in a zero-padded buffer, so that a
 // vector holds whole pixels (lanes / 4 taps of all four channels) and may read past the window
 // safely; the four channel sums come from adding the vector's 128-bit blocks.
@@ -119,7 +140,6 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
   static_assert(C == 3 || C == 4);
   const hn::ScalableTag<int32_t> d32;
   const hn::CappedTag<int32_t, 4> d4;
-  const hn::Rebind<uint8_t, decltype(d4)> d4u8;
   const int lanes = static_cast<int>(hn::Lanes(d32));
   if (lanes < 4 || hn::Lanes(d4) < 4) {  // narrower than a pixel (HWY_SCALAR)
     resample_rows<C>(src, in_w, dst, out_w, rows, c);
@@ -131,8 +151,6 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
   auto rgbx = hwy::AllocateAligned<uint8_t>(padded);
   std::fill(rgbx.get(), rgbx.get() + padded, 0);
   HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
-  HWY_ALIGN uint8_t last[4];
-  const auto half = hn::Set(d4, 1 << (kPrecisionBits - 1));
   for (int64_t y = 0; y < rows; ++y) {
     const uint8_t* in = src + y * in_w * C;
     if constexpr (C == 4) {
@@ -156,21 +174,10 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
       const uint8_t* window = rgbx.get() + static_cast<int64_t>(c.start[i]) * 4;
       const int32_t* k = w.values.get() + i * w.chunks_max * lanes;
       hn::Store(WindowProducts(d32, window, lanes, k, w.chunks[i]), d32, sums);
-      auto pixel = hn::Add(half, hn::Load(d4, sums));
-      for (int block = 4; block < lanes; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
-      const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRight<kPrecisionBits>(pixel));  // clip8 on 4 lanes
-      if (C == 4 || i + 1 < out_w) {
-        hn::StoreU(bytes, d4u8, out + i * C);  // for RGB the 4th byte is overwritten by the next pixel
-      } else {
-        hn::StoreU(bytes, d4u8, last);
-        std::copy(last, last + C, out + i * C);
-      }
+      StoreBlockSums<C>(sums, lanes, kPrecisionBits, out, i, out_w);
     }
   }
 }
-
-void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                    const AxisWeights& c);
 
 // Lays out an RGB or RGBA row of in_w pixels as pairs of 16-bit channel pairs: pair q is [r g b a] of
 // pixels 2q and 2q + 1, byte by byte [r r g g b b a a] (a = 0 for RGB; a missing second pixel is 0).
@@ -211,9 +218,7 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
   // and to adding four blocks per output than they gain (measured: 0.8-0.9x the speed of AVX2).
   const hn::CappedTag<int16_t, 16> d16;
   const hn::Repartition<int32_t, decltype(d16)> d32;
-  const hn::Rebind<uint8_t, decltype(d16)> d8;  // Lanes(d16) bytes, widened to d16
-  const hn::CappedTag<int32_t, 4> d4;
-  const hn::Rebind<uint8_t, decltype(d4)> d4u8;
+  const hn::Rebind<uint8_t, decltype(d16)> d8;         // Lanes(d16) bytes, widened to d16
   const int lanes = static_cast<int>(hn::Lanes(d16));  // at least 8: one pixel pair
   const int pairs_per_vector = lanes / 8;
   // Weights vector by vector: lane l of output i's vectors multiplies tap 2 * (l / 8) + l % 2 -
@@ -235,9 +240,6 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
   auto pairs = hwy::AllocateAligned<uint8_t>(pair_bytes);
   std::fill(pairs.get(), pairs.get() + pair_bytes, 0);
   HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
-  HWY_ALIGN uint8_t last[4];
-  const int bits = c.w16_bits;
-  const auto half = hn::Set(d4, 1 << (bits - 1));
   for (int64_t y = 0; y < rows; ++y) {
     PixelPairs<C>(src + y * in_w * C, in_w, pairs.get());
     uint8_t* out = dst + y * out_w * C;
@@ -250,16 +252,18 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
         sum0 = hn::ReorderWidenMulAccumulate(d32, samples, hn::Load(d16, k + j * lanes), sum0, sum1);
       }
       hn::Store(hn::RearrangeToOddPlusEven(sum0, sum1), d32, sums);
-      auto pixel = hn::Add(half, hn::Load(d4, sums));
-      for (int block = 4; block < lanes / 2; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
-      const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRightSame(pixel, bits));  // clip8 on 4 lanes
-      if (C == 4 || i + 1 < out_w) {
-        hn::StoreU(bytes, d4u8, out + i * C);  // for RGB the 4th byte is overwritten by the next pixel
-      } else {
-        hn::StoreU(bytes, d4u8, last);
-        std::copy(last, last + C, out + i * C);
-      }
+      StoreBlockSums<C>(sums, lanes / 2, c.w16_bits, out, i, out_w);
     }
+  }
+}
+
+void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
+                    const AxisWeights& c) {
+  switch (channels) {
+    case 1: return RowsFixedC<1>(src, in_w, dst, out_w, rows, c);
+    case 2: return RowsFixedC<2>(src, in_w, dst, out_w, rows, c);
+    case 3: return RowsRgbx<3>(src, in_w, dst, out_w, rows, c);
+    default: return RowsRgbx<4>(src, in_w, dst, out_w, rows, c);
   }
 }
 
@@ -273,16 +277,6 @@ void ResampleRowsU8Fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t 
   if (channels == 4) return RowsPairs<4>(src, in_w, dst, out_w, rows, c);
 #endif
   ResampleRowsU8(src, in_w, dst, out_w, rows, channels, c);
-}
-
-void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                    const AxisWeights& c) {
-  switch (channels) {
-    case 1: return RowsFixedC<1>(src, in_w, dst, out_w, rows, c);
-    case 2: return RowsFixedC<2>(src, in_w, dst, out_w, rows, c);
-    case 3: return RowsRgbx<3>(src, in_w, dst, out_w, rows, c);
-    default: return RowsRgbx<4>(src, in_w, dst, out_w, rows, c);
-  }
 }
 
 void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len, const AxisWeights& c) {
