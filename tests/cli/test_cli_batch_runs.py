@@ -96,8 +96,14 @@ def test_sigint_says_how_far_the_run_got_with_skipped_files(loom, tmp_path):
         (out / f"{i:02d}.png").write_bytes(b"old")
     proc = subprocess.Popen([str(loom), "convert", str(src), "-o", str(out), "--format", "png", "--compression", "9",
                              "-j", "1", "--skip-existing", "-q"], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None and not (out / "04.png").exists():
+    # With -j 1 the images go in order, and an image is counted after its output is renamed into place and
+    # before the next one starts: so once 05's temporary (or 05.png) exists, 04 is counted as ok. Waiting for
+    # 04.png alone raced with that count (a slow TSan run was signalled between the rename and the count).
+    def next_image_started():
+        return (out / "05.png").exists() or any(out.glob(".05.png.loom-*"))
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not next_image_started():
         time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
