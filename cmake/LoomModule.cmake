@@ -13,7 +13,8 @@ function(loom_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   set(objects loom_${name}_objects)
   add_library(${objects} OBJECT ${ARG_SOURCES})
-  set_target_properties(${objects} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  set_target_properties(${objects} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
+                        VISIBILITY_INLINES_HIDDEN ON)
   # src/ is PUBLIC here only: what links the objects is the module's own tests, which may reach its
   # private headers. Nothing else links them, so no other module sees this src/.
   target_include_directories(${objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/src)

@@ -10,7 +10,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 
 run(${CMAKE_COMMAND} -G Ninja -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_BUILD_TYPE=Release
     -DBUILD_SHARED_LIBS=OFF -DLOOM_BUILD_TESTS=OFF -DLOOM_BUILD_BENCH=OFF -DLOOM_PYTHON=OFF
-    -DLOOM_WITH_CUDA=OFF -DCMAKE_INSTALL_PREFIX=${prefix})
+    -DLOOM_CUDA=OFF -DCMAKE_INSTALL_PREFIX=${prefix})
 # The CLI links every module: building it builds every library the install needs.
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build --target loom)
 run(${CMAKE_COMMAND} --install ${WORK_DIR}/build)

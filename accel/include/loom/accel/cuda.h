@@ -6,6 +6,7 @@
 
 #include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
+#include "loom/accel/stream.h"
 
 LOOM_API_BEGIN
 
@@ -18,9 +19,29 @@ bool built_with_cuda();
 int cuda_device_count();
 
 // A contiguous copy of `src` on `device` (CPU -> CUDA, CUDA -> CPU, CUDA -> CUDA or CPU -> CPU).
-// Synchronous: the copy has finished when the call returns. Throws Error(kUnsupported) when the
-// device is a CUDA device this process cannot use.
+// Synchronous: the copy is queued on the current stream (stream.h) after the work already there, and
+// has finished when the call returns. Throws Error(kUnsupported) when the device is a CUDA device this
+// process cannot use.
 Tensor to_device(const Tensor& src, Device device);
+
+// The same copy, asynchronous: queued on `stream` (whose device must be the CUDA side of the copy; for
+// CUDA -> CUDA, either), and the call returns at once. The result's device memory comes from the
+// caching allocator for `stream` (device_memory.h); a CPU result is pinned memory, so that the copy
+// really overlaps. `src` must stay alive and unchanged until the stream has passed the copy
+// (Stream::synchronize, or an Event recorded after it), as with cudaMemcpyAsync. A pageable CPU
+// source is copied by CUDA through a staging buffer and the call returns once it may be changed.
+// A non-contiguous source throws Error(kUnsupported) (make it contiguous on the CPU first).
+Tensor copy(const Tensor& src, Device device, const Stream& stream);
+// Copies `src` into `dst` (same shape and dtype, both contiguous, any devices) on `stream`,
+// asynchronously, under the same rules.
+void copy_into(const Tensor& src, const Tensor& dst, const Stream& stream);
+
+// The one place where a CUDA runtime status becomes a loom::Error: returns for cudaSuccess (0), and
+// otherwise clears the status and throws Error(kLimitExceeded) for an out-of-memory status,
+// Error(kUnsupported) for "no device / no driver / no kernel image for this GPU", and Error(kIo) for
+// every other failure (a launch failure, an illegal address, ...), each naming `what` and CUDA's own
+// name and text for the status. `status` is a cudaError_t.
+void check_cuda(int status, const char* what);
 
 // ---- fork safety ----
 // CUDA's state does not survive fork(): a child forked after its parent initialised CUDA cannot use
