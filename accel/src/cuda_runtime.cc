@@ -2,17 +2,15 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <mutex>
+
 #include "loom/accel/cuda.h"
+#include "loom/accel/device_memory.h"
 #include "loom/codec/error.h"
 
 namespace loom::accel {
 namespace {
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw Error(ErrorCode::kUnsupported, "cuda", fmt::format("{}: {}", what, cudaGetErrorString(status)));
-  }
-}
 
 bool fork_unsafe() {
   try {
@@ -23,6 +21,52 @@ bool fork_unsafe() {
   }
 }
 
+void check_contiguous(const Tensor& t, const char* what) {
+  if (!t.is_contiguous()) {
+    throw Error(ErrorCode::kUnsupported, "cuda",
+                fmt::format("{}: the tensor must be contiguous (make a CPU tensor contiguous first)", what));
+  }
+}
+
+// The device whose stream runs a copy between `a` and `b`: the CUDA side (the source's when both are).
+int copy_device(Device from, Device to) {
+  return from.is_cpu() ? to.index : from.index;
+}
+
+void check_copy_stream(Device from, Device to, const Stream& stream) {
+  if (from.is_cpu() && to.is_cpu()) return;
+  const bool fits = (!from.is_cpu() && from.index == stream.device()) || (!to.is_cpu() && to.index == stream.device());
+  if (!fits) {
+    throw Error(ErrorCode::kInvalidInput, "cuda",
+                fmt::format("a copy between {} and {} cannot run on a stream of CUDA device {}",
+                            from.is_cpu() ? "the CPU" : fmt::format("CUDA device {}", from.index),
+                            to.is_cpu() ? "the CPU" : fmt::format("CUDA device {}", to.index), stream.device()));
+  }
+}
+
+void check_usable(Device device) {
+  if (device.is_cpu()) return;
+  check_cuda_fork_safety("cuda");
+  const int count = cuda_device_count();
+  if (device.index < 0 || device.index >= count) {
+    throw Error(ErrorCode::kUnsupported, "cuda",
+                count == 0 ? std::string("no CUDA device is usable (no GPU, or no driver)")
+                           : fmt::format("CUDA device {} is not available ({} found)", device.index, count));
+  }
+}
+
+// Queues the copy of src's bytes into dst (both contiguous, same size) on `stream`.
+void queue_copy(const Tensor& src, const Tensor& dst, const Stream& stream) {
+  if (src.nbytes() == 0) return;
+  const DeviceGuard on(stream.device());
+  check_cuda(cudaMemcpyAsync(dst.data(), src.data(), src.nbytes(), cudaMemcpyDefault,
+                             static_cast<cudaStream_t>(stream.handle())),
+             "cudaMemcpyAsync");
+  // Device memory of the allocator that another stream owns must outlive this copy there too.
+  if (!src.device().is_cpu()) record_stream(src, stream);
+  if (!dst.device().is_cpu()) record_stream(dst, stream);
+}
+
 }  // namespace
 
 bool built_with_cuda() {
@@ -31,33 +75,79 @@ bool built_with_cuda() {
 
 int cuda_device_count() {
   if (fork_unsafe()) return 0;
-  note_cuda_initialized();
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no device" status
-    return 0;
-  }
+  static int count = -1;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    note_cuda_initialized();
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // clear the "no device" status
+      n = 0;
+    }
+    count = n;
+  });
   return count;
+}
+
+void check_cuda(int status, const char* what) {
+  if (status == cudaSuccess) return;
+  const auto error = static_cast<cudaError_t>(status);
+  cudaGetLastError();  // a status that is not sticky must not fail the next call too
+  const std::string text = fmt::format("{}: {} ({})", what, cudaGetErrorString(error), cudaGetErrorName(error));
+  switch (error) {
+    case cudaErrorMemoryAllocation: throw Error(ErrorCode::kLimitExceeded, "cuda", text);
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorUnsupportedPtxVersion:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorNotSupported: throw Error(ErrorCode::kUnsupported, "cuda", text);
+    default: throw Error(ErrorCode::kIo, "cuda", text);
+  }
+}
+
+Tensor copy(const Tensor& src, Device device, const Stream& stream) {
+  check_contiguous(src, "copy");
+  if (src.device().is_cpu() && device.is_cpu()) return src.clone();
+  check_usable(src.device());
+  check_usable(device);
+  check_copy_stream(src.device(), device, stream);
+  const Tensor dst =
+      device.is_cpu() ? empty_pinned(src.shape(), src.dtype()) : empty_device(src.shape(), src.dtype(), device, stream);
+  queue_copy(src, dst, stream);
+  return dst;
+}
+
+void copy_into(const Tensor& src, const Tensor& dst, const Stream& stream) {
+  if (src.dtype() != dst.dtype() ||
+      !std::equal(src.shape().begin(), src.shape().end(), dst.shape().begin(), dst.shape().end())) {
+    throw Error(ErrorCode::kInvalidInput, "cuda", "copy_into: the tensors differ in shape or dtype");
+  }
+  check_contiguous(src, "copy_into");
+  check_contiguous(dst, "copy_into");
+  if (src.device().is_cpu() && dst.device().is_cpu()) {
+    dst.copy_from(src);
+    return;
+  }
+  check_usable(src.device());
+  check_usable(dst.device());
+  check_copy_stream(src.device(), dst.device(), stream);
+  queue_copy(src, dst, stream);
 }
 
 Tensor to_device(const Tensor& src, Device device) {
   const Tensor in = src.device().is_cpu() ? src.contiguous() : src;
-  if (!in.is_contiguous()) throw Error(ErrorCode::kUnsupported, "cuda", "device tensors must be contiguous to copy");
+  check_contiguous(in, "to_device");
   if (in.device().is_cpu() && device.is_cpu()) return in.clone();
-  check_cuda_fork_safety("cuda");  // before the runtime is touched in a forked child
-  if (device.index < 0 || device.index >= cuda_device_count()) {
-    throw Error(ErrorCode::kUnsupported, "cuda", fmt::format("CUDA device {} is not available", device.index));
-  }
-  Tensor out;
-  if (device.is_cpu()) {
-    out = Tensor::empty(in.shape(), in.dtype());
-  } else {
-    check(cudaSetDevice(device.index), "cudaSetDevice");
-    void* data = nullptr;
-    check(cudaMalloc(&data, std::max<size_t>(in.nbytes(), 1)), "cudaMalloc");
-    out = Tensor::from_blob(data, in.shape(), {}, in.dtype(), device, [](void* p) { cudaFree(p); });
-  }
-  check(cudaMemcpy(out.data(), in.data(), in.nbytes(), cudaMemcpyDefault), "cudaMemcpy");
+  check_usable(in.device());
+  check_usable(device);
+  const Stream stream = current_stream(copy_device(in.device(), device));
+  // A CPU result is ordinary memory (pinned memory is kept for the asynchronous copies).
+  const Tensor out =
+      device.is_cpu() ? Tensor::empty(in.shape(), in.dtype()) : empty_device(in.shape(), in.dtype(), device, stream);
+  queue_copy(in, out, stream);
+  stream.synchronize();
   return out;
 }
 

@@ -4,9 +4,9 @@
 // GPU or driver: cuda_device_count() is then 0 and copies to a CUDA device throw Error(kUnsupported).
 #pragma once
 
+#include "loom/accel/stream.h"
 #include "loom/codec/api.h"
 #include "loom/codec/tensor.h"
-#include "loom/accel/stream.h"
 
 LOOM_API_BEGIN
 

@@ -54,10 +54,10 @@ Tensor empty_pinned(std::span<const int64_t> shape, DType dtype);
 Tensor empty_pinned(std::initializer_list<int64_t> shape, DType dtype);
 
 struct MemoryStats {
-  size_t in_use_bytes = 0;    // held by live tensors (capacity of their blocks)
-  size_t cached_bytes = 0;    // free blocks kept for reuse (including those waiting on other streams)
-  uint64_t allocations = 0;   // requests served
-  uint64_t reuses = 0;        // of which from a kept block (the rest called cudaMalloc/cudaHostAlloc)
+  size_t in_use_bytes = 0;   // held by live tensors (capacity of their blocks)
+  size_t cached_bytes = 0;   // free blocks kept for reuse (including those waiting on other streams)
+  uint64_t allocations = 0;  // requests served
+  uint64_t reuses = 0;       // of which from a kept block (the rest called cudaMalloc/cudaHostAlloc)
 };
 MemoryStats device_memory_stats(int device = 0);
 MemoryStats pinned_memory_stats();
