@@ -1,4 +1,5 @@
-// to_dtype (torchvision v2 ToDtype) and normalize (ToDtype(float32, scale=True) + Normalize fused).
+// to_dtype (torchvision v2 ToDtype) and normalize (ToDtype(float32, scale=True) + Normalize fused;
+// on a CUDA image its CUDA twin, color.cu).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,10 +9,15 @@
 #include <vector>
 
 #include "color/color_kernels.h"
+#include "core/cuda_image.h"
 #include "core/image_check.h"
 #include "loom/codec/error.h"
 #include "loom/codec/size.h"
 #include "loom/transforms/color.h"
+
+#if LOOM_WITH_CUDA
+#include "loom/accel/device_memory.h"
+#endif
 
 namespace loom::transforms {
 namespace {
@@ -101,8 +107,9 @@ namespace {
 Size check_normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
                      const NormalizeOptions& options, std::vector<float>& m, std::vector<float>& s) {
   const char* op = "normalize";
-  const int64_t c =
-      check_image(image, options.input_layout, op, {DType::kUInt8, DType::kFloat32}, Channels::at_least(1)).channels;
+  const int64_t c = check_image(image, options.input_layout, op, {DType::kUInt8, DType::kFloat32},
+                                Channels::at_least(1), Devices::kCpuOrCuda)
+                        .channels;
   for (const auto* v : {&mean, &std}) {
     if (v->size() != 1 && static_cast<int64_t>(v->size()) != c) {
       throw Error(ErrorCode::kInvalidInput, op,
@@ -125,9 +132,8 @@ std::vector<int64_t> normalized_shape(Size size, int64_t channels, Layout layout
   return {channels, size.height, size.width};
 }
 
-void normalize_checked(const Tensor& image, const Tensor& out, const std::vector<float>& m, const std::vector<float>& s,
-                       Size size, const NormalizeOptions& options) {
-  const Tensor src = image.contiguous();
+NormalizeJob normalize_job(const std::vector<float>& m, const std::vector<float>& s, Size size,
+                           const NormalizeOptions& options) {
   const int64_t c = static_cast<int64_t>(m.size());
   NormalizeJob job;
   job.pixels = size.height * size.width;
@@ -136,6 +142,38 @@ void normalize_checked(const Tensor& image, const Tensor& out, const std::vector
   job.dst_interleaved = options.output_layout == Layout::kHWC && c > 1;
   job.mean = m.data();
   job.std = s.data();
+  return job;
+}
+
+#if LOOM_WITH_CUDA
+// The CUDA path: `out` is on the image's device; queued on that device's current stream.
+void normalize_cuda_checked(const Tensor& image, const Tensor& out, const std::vector<float>& m,
+                            const std::vector<float>& s, Size size, const NormalizeOptions& options) {
+  const int device = image.device().index;
+  const accel::DeviceGuard guard(device);
+  const accel::Stream stream = accel::current_stream(device);
+  const Tensor src = contiguous_on_device(image, stream);
+  DeviceUpload up;
+  const size_t mean = up.add(m), std = up.add(s);
+  const Tensor values = up.upload(image.device(), stream);
+  NormalizeJob job = normalize_job(m, s, size, options);
+  job.mean = up.at<float>(mean);
+  job.std = up.at<float>(std);
+  if (src.dtype() == DType::kUInt8) {
+    normalize_u8_cuda(static_cast<const uint8_t*>(src.data()), static_cast<float*>(out.data()), job, stream.handle());
+  } else {
+    normalize_f32_cuda(static_cast<const float*>(src.data()), static_cast<float*>(out.data()), job, stream.handle());
+  }
+}
+#endif
+
+void normalize_checked(const Tensor& image, const Tensor& out, const std::vector<float>& m, const std::vector<float>& s,
+                       Size size, const NormalizeOptions& options) {
+#if LOOM_WITH_CUDA
+  if (on_cuda(image)) return normalize_cuda_checked(image, out, m, s, size, options);
+#endif
+  const Tensor src = image.contiguous();
+  const NormalizeJob job = normalize_job(m, s, size, options);
   if (src.dtype() == DType::kUInt8) {
     normalize_u8(src.data<uint8_t>(), out.data<float>(), job);
   } else {
@@ -149,8 +187,17 @@ Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std:
                  const NormalizeOptions& options) {
   std::vector<float> m, s;
   const Size size = check_normalize(image, mean, std, options, m, s);
-  Tensor out =
-      Tensor::empty(normalized_shape(size, static_cast<int64_t>(m.size()), options.output_layout), DType::kFloat32);
+  const std::vector<int64_t> shape = normalized_shape(size, static_cast<int64_t>(m.size()), options.output_layout);
+#if LOOM_WITH_CUDA
+  if (on_cuda(image)) {
+    const accel::DeviceGuard guard(image.device().index);
+    Tensor out =
+        accel::empty_device(shape, DType::kFloat32, image.device(), accel::current_stream(image.device().index));
+    normalize_cuda_checked(image, out, m, s, size, options);
+    return out;
+  }
+#endif
+  Tensor out = Tensor::empty(shape, DType::kFloat32);
   normalize_checked(image, out, m, s, size, options);
   return out;
 }
@@ -160,11 +207,11 @@ void normalize_into(const Tensor& image, const Tensor& out, const std::vector<fl
   std::vector<float> m, s;
   const Size size = check_normalize(image, mean, std, options, m, s);
   const std::vector<int64_t> shape = normalized_shape(size, static_cast<int64_t>(m.size()), options.output_layout);
-  if (!out.defined() || !out.device().is_cpu() || out.dtype() != DType::kFloat32 || !out.is_contiguous() ||
+  if (!out.defined() || out.device() != image.device() || out.dtype() != DType::kFloat32 || !out.is_contiguous() ||
       !std::ranges::equal(out.shape(), shape)) {
-    throw Error(
-        ErrorCode::kInvalidInput, "normalize",
-        fmt::format("the output must be a contiguous float32 CPU tensor of shape [{}]", fmt::join(shape, ", ")));
+    throw Error(ErrorCode::kInvalidInput, "normalize",
+                fmt::format("the output must be a contiguous float32 tensor of shape [{}] on the image's device ({})",
+                            fmt::join(shape, ", "), image.device().is_cpu() ? "the CPU" : "CUDA"));
   }
   normalize_checked(image, out, m, s, size, options);
 }

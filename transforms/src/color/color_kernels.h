@@ -16,4 +16,11 @@ void normalize_f32_scalar(const float* src, float* dst, const NormalizeJob& job)
 void normalize_u8(const uint8_t* src, float* dst, const NormalizeJob& job);
 void normalize_f32(const float* src, float* dst, const NormalizeJob& job);
 
+// CUDA twins (color.cu, built with LOOM_WITH_CUDA): the same float32 operations (x * float(1/255)
+// for uint8, then (x - mean) / std, each rounded on its own: __fmul_rn, __fsub_rn, __fdiv_rn), so the
+// same bits as the scalar references. src, dst, job.mean and job.std are device addresses; queued on
+// `stream` (a cudaStream_t).
+void normalize_u8_cuda(const uint8_t* src, float* dst, const NormalizeJob& job, void* stream);
+void normalize_f32_cuda(const float* src, float* dst, const NormalizeJob& job, void* stream);
+
 }  // namespace loom::transforms

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "loom/accel/cuda.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {
@@ -55,13 +56,29 @@ ImageShape image_shape(const Tensor& image, Layout layout, const char* op) {
   return {image.size(0), image.size(1), image.size(2)};
 }
 
-ImageShape check_image(const Tensor& image, Layout layout, const char* op, std::initializer_list<DType> dtypes,
-                       Channels channels) {
-  const ImageShape shape = image_shape(image, layout, op);
-  if (!image.device().is_cpu()) {
+void check_device(Device device, Devices devices, const char* op, const char* what) {
+  if (device.is_cpu()) return;
+  if (devices == Devices::kCpu) {
     throw Error(ErrorCode::kUnsupported, op,
-                fmt::format("expected an image on the CPU, got one on CUDA device {}", image.device().index));
+                fmt::format("expected {} on the CPU, got one on CUDA device {}", what, device.index));
   }
+  if (!accel::built_with_cuda()) {
+    throw Error(ErrorCode::kUnsupported, op,
+                fmt::format("expected {} on the CPU (loom was built without CUDA), got one on CUDA device {}", what,
+                            device.index));
+  }
+  const int count = accel::cuda_device_count();
+  if (device.index < 0 || device.index >= count) {
+    throw Error(ErrorCode::kUnsupported, op,
+                fmt::format("expected {} on the CPU or a usable CUDA device, got one on CUDA device {} ({} usable)",
+                            what, device.index, count));
+  }
+}
+
+ImageShape check_image(const Tensor& image, Layout layout, const char* op, std::initializer_list<DType> dtypes,
+                       Channels channels, Devices devices) {
+  const ImageShape shape = image_shape(image, layout, op);
+  check_device(image.device(), devices, op, "an image");
   if (dtypes.size() > 0 && std::find(dtypes.begin(), dtypes.end(), image.dtype()) == dtypes.end()) {
     std::vector<std::string> names;
     for (DType d : dtypes) names.emplace_back(to_string(d));

@@ -2,8 +2,9 @@
 // check_image, so that a bad image gets the same error, named after the op, in every family:
 //   Error(kInvalidInput, op, ...) for a tensor that is not a 3-D image or has a channel count the op
 //     does not accept (the input is malformed for the op);
-//   Error(kUnsupported, op, ...) for an image that is not on the CPU or of a dtype the op does not
-//     handle (well-formed, but not handled here).
+//   Error(kUnsupported, op, ...) for an image on a device the op does not run on (the CPU only, or
+//     also a CUDA device this process can use when the op has a CUDA twin and loom was built with
+//     CUDA) or of a dtype the op does not handle (well-formed, but not handled here).
 // Messages read "expected <what>, got <what it was>".
 #pragma once
 
@@ -42,14 +43,22 @@ class Channels {
   int64_t min_ = 0;
 };
 
+// The devices an op runs on: the CPU only, or also CUDA devices (ops with a CUDA twin, `<family>.cu`).
+enum class Devices { kCpu, kCpuOrCuda };
+
 // The rank check alone (no device, dtype or channel check): Error(kInvalidInput, op) unless `image` is
 // a defined 3-D tensor; its shape in `layout`.
 ImageShape image_shape(const Tensor& image, Layout layout, const char* op);
 
-// Checks, in this order: a defined 3-D tensor, on the CPU, of one of `dtypes` (empty: any dtype), with
-// a channel count (in `layout`) that `channels` accepts. Throws as the header comment says; returns
-// the image's shape.
+// Checks, in this order: a defined 3-D tensor, on a device of `devices` (kCpuOrCuda: a CUDA tensor
+// needs a build with CUDA and a device index below accel::cuda_device_count()), of one of `dtypes`
+// (empty: any dtype), with a channel count (in `layout`) that `channels` accepts. Throws as the
+// header comment says; returns the image's shape.
 ImageShape check_image(const Tensor& image, Layout layout, const char* op, std::initializer_list<DType> dtypes = {},
-                       Channels channels = {});
+                       Channels channels = {}, Devices devices = Devices::kCpu);
+
+// Error(kUnsupported, op) unless `device` is the CPU or (kCpuOrCuda) a CUDA device this process can
+// use in a build with CUDA; `what` names the tensor in the message ("an image", "the output").
+void check_device(Device device, Devices devices, const char* op, const char* what);
 
 }  // namespace loom::transforms

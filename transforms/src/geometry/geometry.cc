@@ -32,11 +32,11 @@ void move_annotations(const Sample& in, Sample& out, BoxFn&& boxes, PointFn&& po
   if (in.keypoints) out.keypoints = points(*in.keypoints);
 }
 
-// The check every sample op starts with: a 3-D CPU image (any dtype, any channel count), and boxes and
-// keypoints that annotate this image (a stale canvas would put them in the wrong place). Returns the
-// image size.
-Size checked_sample(const Sample& s, const char* op) {
-  const ImageShape shape = check_image(s.image, s.layout, op);
+// The check every sample op starts with: a 3-D image (any dtype, any channel count) on the CPU or, for
+// the ops with a CUDA path (`devices`), a usable CUDA device, and boxes and keypoints that annotate
+// this image (a stale canvas would put them in the wrong place). Returns the image size.
+Size checked_sample(const Sample& s, const char* op, Devices devices = Devices::kCpu) {
+  const ImageShape shape = check_image(s.image, s.layout, op, {}, {}, devices);
   const Size size{shape.height, shape.width};
   auto check = [&](Size canvas, std::string_view what) {
     if (canvas != size) {
@@ -96,7 +96,7 @@ void move_annotations(const Sample& in, Sample& out, const AffinePlan& plan) {
 }  // namespace
 
 Sample horizontal_flip(const Sample& s) {
-  const Size size = checked_sample(s, "horizontal_flip");
+  const Size size = checked_sample(s, "horizontal_flip", Devices::kCpuOrCuda);
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, identity_axis(size.height), reversed_axis(size.width), {});
   move_annotations(s, out, detail::horizontal_flip_boxes, detail::horizontal_flip_keypoints);
@@ -104,7 +104,7 @@ Sample horizontal_flip(const Sample& s) {
 }
 
 Sample vertical_flip(const Sample& s) {
-  const Size size = checked_sample(s, "vertical_flip");
+  const Size size = checked_sample(s, "vertical_flip", Devices::kCpuOrCuda);
   Sample out = s;
   out.image = detail::remap_axes(s.image, s.layout, reversed_axis(size.height), identity_axis(size.width), {});
   move_annotations(s, out, detail::vertical_flip_boxes, detail::vertical_flip_keypoints);
@@ -112,7 +112,7 @@ Sample vertical_flip(const Sample& s) {
 }
 
 Sample crop(const Sample& s, int64_t top, int64_t left, int64_t height, int64_t width) {
-  const Size size = checked_sample(s, "crop");
+  const Size size = checked_sample(s, "crop", Devices::kCpuOrCuda);
   if (height <= 0 || width <= 0) {
     throw Error(ErrorCode::kInvalidInput, "crop", fmt::format("cannot crop to {}x{}", width, height));
   }
@@ -131,7 +131,7 @@ Sample center_crop(const Sample& s, Size size) {
   if (size.height <= 0 || size.width <= 0) {
     throw Error(ErrorCode::kInvalidInput, "center_crop", fmt::format("cannot crop to {}x{}", size.width, size.height));
   }
-  const Size in = checked_sample(s, "center_crop");
+  const Size in = checked_sample(s, "center_crop", Devices::kCpuOrCuda);
   // torchvision rounds the anchor half to even (Python's round); a crop larger than the image pads it
   // first by floor(excess / 2) on the top/left side.
   auto anchor = [](int64_t image, int64_t crop) {
@@ -143,7 +143,7 @@ Sample center_crop(const Sample& s, Size size) {
 }
 
 Sample pad(const Sample& s, Padding p, PadMode mode, const Fill& fill) {
-  const Size size = checked_sample(s, "pad");
+  const Size size = checked_sample(s, "pad", Devices::kCpuOrCuda);
   if ((s.boxes || s.keypoints) && mode != PadMode::kConstant) {
     throw Error(ErrorCode::kInvalidInput, "pad",
                 "boxes and keypoints can be padded in constant mode only (as torchvision)");
@@ -160,7 +160,7 @@ Sample pad(const Sample& s, Padding p, PadMode mode, const Fill& fill) {
 }
 
 Sample resize(const Sample& s, Size size, ResizeOptions options) {
-  checked_sample(s, "resize");
+  checked_sample(s, "resize", Devices::kCpuOrCuda);
   options.layout = s.layout;
   Sample out = s;
   out.image = resize(s.image, size, options);

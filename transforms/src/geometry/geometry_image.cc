@@ -1,5 +1,6 @@
 // The geometry ops' image side: tensors and options turned into the plans of geometry_plan.h, run by
-// the kernels of geometry_kernels.h (remap.cc, warp.cc).
+// the kernels of geometry_kernels.h (remap.cc, warp.cc); remap_axes on a CUDA image runs the gather
+// of geometry.cu.
 #include "geometry/geometry_image.h"
 
 #include <fmt/format.h>
@@ -9,9 +10,14 @@
 #include <limits>
 #include <numeric>
 
+#include "core/cuda_image.h"
 #include "core/image_check.h"
 #include "geometry/geometry_kernels.h"
 #include "loom/codec/error.h"
+
+#if LOOM_WITH_CUDA
+#include "loom/accel/device_memory.h"
+#endif
 
 namespace loom::transforms::detail {
 namespace {
@@ -79,6 +85,42 @@ Tensor warp(const Tensor& image, Layout layout, const WarpOptions& opt, const ch
   return result;
 }
 
+#if LOOM_WITH_CUDA
+// remap_axes on a CUDA image of any strides: one gather kernel on the current stream of its device.
+Tensor remap_axes_cuda(const Tensor& image, Layout layout, const std::vector<int64_t>& rows,
+                       const std::vector<int64_t>& cols, const Fill& fill) {
+  const int device = image.device().index;
+  const accel::DeviceGuard guard(device);
+  const accel::Stream stream = accel::current_stream(device);
+  const bool hwc = layout == Layout::kHWC;
+  const int64_t channels = image_channels(image, layout);
+  const int64_t out_h = static_cast<int64_t>(rows.size()), out_w = static_cast<int64_t>(cols.size());
+  const std::vector<int64_t> shape =
+      hwc ? std::vector<int64_t>{out_h, out_w, channels} : std::vector<int64_t>{channels, out_h, out_w};
+  Tensor out = accel::empty_device(shape, image.dtype(), image.device(), stream);
+  if (out.numel() == 0) return out;
+  DeviceUpload up;
+  const size_t row_map = up.add(rows), col_map = up.add(cols),
+               fills = up.add(fill_bytes(fill, image.dtype(), channels));
+  const Tensor maps = up.upload(image.device(), stream);
+  GatherPlan plan;
+  plan.planes = hwc ? 1 : channels;
+  plan.out_height = out_h;
+  plan.out_width = out_w;
+  plan.pixel_elements = hwc ? channels : 1;
+  plan.stride_plane = hwc ? 0 : image.stride(0);
+  plan.stride_row = image.stride(hwc ? 0 : 1);
+  plan.stride_col = image.stride(hwc ? 1 : 2);
+  plan.stride_elem = hwc ? image.stride(2) : 0;
+  plan.rows = up.at<int64_t>(row_map);
+  plan.cols = up.at<int64_t>(col_map);
+  plan.elem_bytes = element_size(image.dtype());
+  plan.fill = up.at<uint8_t>(fills);
+  gather_cuda(image.data(), out.data(), plan, stream.handle());
+  return out;
+}
+#endif
+
 }  // namespace
 
 void check_fill(const Fill& fill, int64_t channels) {
@@ -90,6 +132,9 @@ void check_fill(const Fill& fill, int64_t channels) {
 
 Tensor remap_axes(const Tensor& image, Layout layout, const std::vector<int64_t>& rows,
                   const std::vector<int64_t>& cols, const Fill& fill) {
+#if LOOM_WITH_CUDA
+  if (on_cuda(image)) return remap_axes_cuda(image, layout, rows, cols, fill);
+#endif
   const Tensor src = image.contiguous();
   const bool hwc = layout == Layout::kHWC;
   const int64_t channels = image_channels(src, layout);

@@ -21,7 +21,8 @@ namespace loom::transforms::detail {
 void check_fill(const Fill& fill, int64_t channels);
 
 // out(y, x) = in(rows[y], cols[x]), or the fill where rows[y] or cols[x] is -1. Covers crop (with
-// implicit zero padding), pad in every mode and the flips.
+// implicit zero padding), pad in every mode and the flips. A CUDA image (any strides; the caller has
+// checked its device) gives a CUDA result, made on the current stream of its device.
 Tensor remap_axes(const Tensor& image, Layout layout, const std::vector<int64_t>& rows,
                   const std::vector<int64_t>& cols, const Fill& fill);
 

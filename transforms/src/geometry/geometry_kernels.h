@@ -12,6 +12,10 @@ namespace loom::transforms::detail {
 // One plane: `src` holds the source plane, `dst` receives out_height x out_width pixels.
 void remap_plane(const uint8_t* src, uint8_t* dst, const RemapPlan& plan);
 
+// The CUDA twin of remap_plane (geometry.cu, built with LOOM_WITH_CUDA): `src` and `dst` are device
+// addresses, the gather is queued on `stream` (a cudaStream_t) and bit-exact (a copy).
+void gather_cuda(const void* src, void* dst, const GatherPlan& plan, void* stream);
+
 // Every channel of one image: `src` and `dst` laid out as plan.in_strides / plan.out_strides say.
 // warp_f32 samples in double precision. warp_u8 samples in float32, as torch does (warp.cc has the
 // arithmetic); it runs the Highway kernel of the best target this CPU supports (warp_hwy.cc), which

@@ -23,6 +23,23 @@ struct RemapPlan {
   const uint8_t* fill = nullptr;  // pixel_bytes bytes
 };
 
+// The CUDA twin of RemapPlan (geometry.cu): a whole 3-D image of any element strides at once.
+// out[p][y][x][k] (contiguous: planes x out_height x out_width x pixel_elements elements of
+// elem_bytes bytes, elem_bytes 1, 2, 4 or 8) = the source element at p * stride_plane + rows[y] *
+// stride_row + cols[x] * stride_col + k * stride_elem (strides in elements, any sign), or fill[p *
+// pixel_elements + k] where rows[y] or cols[x] is -1. CHW: planes = channels, pixel_elements = 1;
+// HWC: planes = 1, pixel_elements = channels. rows or cols null: the identity (out_height or
+// out_width source rows or columns). rows, cols and fill are device addresses; fill may be null
+// when no index is -1.
+struct GatherPlan {
+  int64_t planes = 0, out_height = 0, out_width = 0, pixel_elements = 1;
+  int64_t stride_plane = 0, stride_row = 0, stride_col = 0, stride_elem = 0;
+  const int64_t* rows = nullptr;
+  const int64_t* cols = nullptr;
+  size_t elem_bytes = 1;
+  const uint8_t* fill = nullptr;
+};
+
 // Where element (y, x, channel k) of an image is: (y * width + x) * pixel + k * channel (HWC: pixel =
 // channels, channel = 1; CHW: pixel = 1, channel = height * width).
 struct PixelStrides {

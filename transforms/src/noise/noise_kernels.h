@@ -25,4 +25,15 @@ void gaussian_noise_f32_scalar(const float* src, float* dst, int64_t n, const No
 void gaussian_noise_u8(const uint8_t* src, uint8_t* dst, int64_t n, const NoiseJob& job);
 void gaussian_noise_f32(const float* src, float* dst, int64_t n, const NoiseJob& job);
 
+// CUDA twins (noise.cu, built with LOOM_WITH_CUDA) of the scalar references: n elements of device
+// memory, element e with index job.first + e, the same hash, ziggurat and fallback stream, float32
+// operations rounded one by one (no fused multiply-add). The fallback's double log and exp are
+// CUDA's (at most 1 ulp from the correctly rounded value, as glibc's), so a rejected draw could in
+// principle round to a float 1 ulp away from the CPU's; every other element is bit-identical.
+// `table` is ziggurat(); queued on `stream` (a cudaStream_t).
+void gaussian_noise_u8_cuda(const uint8_t* src, uint8_t* dst, int64_t n, const NoiseJob& job, const Ziggurat& table,
+                            void* stream);
+void gaussian_noise_f32_cuda(const float* src, float* dst, int64_t n, const NoiseJob& job, const Ziggurat& table,
+                             void* stream);
+
 }  // namespace loom::transforms

@@ -7,10 +7,13 @@
 // z = int32(h) * w[layer] when |int32(h)| < k[layer] (about 98.8% of draws); otherwise
 // ziggurat_fallback finishes the draw with a scalar per-element stream seeded from (key, i). Noise is
 // then float(int32(h)) * (w[layer] * sigma), plus the mean, in float32 with no fused multiply-add, so
-// the SIMD kernels and the scalar reference give the same bits.
+// the SIMD kernels and the scalar reference give the same bits. The hash is LOOM_HOST_DEVICE: the CUDA
+// twin (noise.cu) runs this very code.
 #pragma once
 
 #include <cstdint>
+
+#include "core/host_device.h"
 
 namespace loom::transforms {
 
@@ -34,7 +37,7 @@ struct NoiseJob {
 
 // The 32-bit hash of element `index` (index < 2^32 per key: callers derive a new key per 2^32
 // elements). Two rounds of a multiply-xorshift mixer keyed by the key's halves.
-inline uint32_t mix32(uint32_t x) {
+LOOM_HOST_DEVICE inline uint32_t mix32(uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
   x ^= x >> 15;
@@ -42,7 +45,7 @@ inline uint32_t mix32(uint32_t x) {
   x ^= x >> 16;
   return x;
 }
-inline uint32_t noise_hash(uint64_t key, uint32_t index) {
+LOOM_HOST_DEVICE inline uint32_t noise_hash(uint64_t key, uint32_t index) {
   return mix32(mix32(index ^ static_cast<uint32_t>(key)) + static_cast<uint32_t>(key >> 32));
 }
 

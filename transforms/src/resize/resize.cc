@@ -1,7 +1,9 @@
 // The resize op: checks the image, builds the plan (per axis a window [start, start + count) of input
 // indices with weights that sum to 1, resize_coefficients.h), picks the order of the two separable
 // passes and their kernels (fast or pillow_exact) and runs them: the Highway kernels of resize_hwy.cc
-// for uint8, the scalar passes of resize_kernels.h for uint16 and float32.
+// for uint8, the scalar passes of resize_kernels.h for uint16 and float32. A CUDA image runs the
+// CUDA twins of the scalar passes (resize.cu) in Pillow's order with Pillow's arithmetic: the same
+// bits as pillow_exact on the CPU.
 #include "loom/transforms/resize.h"
 
 #include <fmt/format.h>
@@ -13,11 +15,17 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda_image.h"
 #include "core/image_check.h"
 #include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
 #include "resize/resize_coefficients.h"
 #include "resize/resize_kernels.h"
+
+#if LOOM_WITH_CUDA
+#include "loom/accel/cuda.h"
+#include "loom/accel/device_memory.h"
+#endif
 
 namespace loom::transforms {
 namespace {
@@ -233,6 +241,92 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
   return out;
 }
 
+#if LOOM_WITH_CUDA
+// One axis' weights gathered for upload: start (relative to `first`), count and the weights the
+// dtype's pass reads (fixed for uint8, w otherwise).
+struct AxisUpload {
+  int64_t size = 0;
+  int taps = 0;
+  size_t start = 0, count = 0, weights = 0;
+  bool fixed = false;
+
+  AxisUpload(DeviceUpload& up, const Coefficients& c, int first, bool u8)
+      : size(static_cast<int64_t>(c.start.size())), taps(c.taps), fixed(u8) {
+    std::vector<int> relative = c.start;
+    for (int& v : relative) v -= first;
+    start = up.add(relative);
+    count = up.add(c.count);
+    weights = u8 ? up.add(c.fixed) : up.add(c.w);
+  }
+  AxisWeights on_device(const DeviceUpload& up) const {
+    AxisWeights a;
+    a.size = size;
+    a.taps = taps;
+    a.start = up.at<int>(start);
+    a.count = up.at<int>(count);
+    if (fixed) {
+      a.fixed = up.at<int32_t>(weights);
+    } else {
+      a.w = up.at<double>(weights);
+    }
+    return a;
+  }
+};
+
+// The CUDA path: Pillow's order (horizontal first, over only the rows the vertical pass reads, into a
+// device intermediate), each pass one kernel over every plane (CHW: the channels as 1-channel
+// planes; HWC: one plane of interleaved channels), queued on the current stream of the image's device.
+template <typename T>
+Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
+  const int device = image.device().index;
+  const accel::DeviceGuard guard(device);
+  const accel::Stream stream = accel::current_stream(device);
+  const Tensor src = contiguous_on_device(image, stream);
+  const bool hwc = opt.layout == Layout::kHWC;
+  const int64_t channels = image.size(hwc ? 2 : 0);
+  const int64_t in_h = image.size(hwc ? 0 : 1), in_w = image.size(hwc ? 1 : 2);
+  const int64_t out_h = size.height, out_w = size.width;
+  const std::vector<int64_t> shape =
+      hwc ? std::vector<int64_t>{out_h, out_w, channels} : std::vector<int64_t>{channels, out_h, out_w};
+  Tensor out = accel::empty_device(shape, image.dtype(), image.device(), stream);
+  const bool horizontal = in_w != out_w, vertical = in_h != out_h;
+  if (!horizontal && !vertical) {
+    accel::copy_into(src, out, stream);
+    return out;
+  }
+  // Planes and their interleaved channels: CHW images are `channels` planes of 1 channel.
+  const int64_t planes = hwc ? 1 : channels;
+  const int c = hwc ? static_cast<int>(channels) : 1;
+  const Coefficients vc = axis_coefficients(in_h, out_h, opt);
+  const Coefficients hc = axis_coefficients(in_w, out_w, opt);
+  const int row_lo = vertical ? vc.start.front() : 0;
+  const int64_t row_hi = vertical ? vc.start.back() + vc.count.back() : in_h;
+  constexpr bool u8 = std::is_same_v<T, uint8_t>;
+  DeviceUpload up;
+  const AxisUpload hu(up, hc, 0, u8), vu(up, vc, row_lo, u8);
+  const Tensor weights = up.upload(image.device(), stream);
+  const T* in = static_cast<const T*>(src.data());
+  T* dst = static_cast<T*>(out.data());
+  const int64_t in_plane = in_h * in_w * c, out_plane = out_h * out_w * c;
+  if (!vertical) {
+    resample_rows_cuda(in, in_plane, in_w, dst, out_plane, out_w, in_h, planes, c, hu.on_device(up), stream.handle());
+    return out;
+  }
+  if (!horizontal) {
+    resample_columns_cuda(in + row_lo * in_w * c, in_plane, dst, out_plane, in_w * c, planes, vu.on_device(up),
+                          stream.handle());
+    return out;
+  }
+  const int64_t rows = row_hi - row_lo, tmp_plane = rows * out_w * c;
+  const Tensor tmp = accel::empty_device({planes * tmp_plane}, image.dtype(), image.device(), stream);
+  T* mid = static_cast<T*>(tmp.data());
+  resample_rows_cuda(in + row_lo * in_w * c, in_plane, in_w, mid, tmp_plane, out_w, rows, planes, c, hu.on_device(up),
+                     stream.handle());
+  resample_columns_cuda<T>(mid, tmp_plane, dst, out_plane, out_w * c, planes, vu.on_device(up), stream.handle());
+  return out;
+}
+#endif
+
 }  // namespace
 
 Size size_for_shorter_side(Size in, int64_t shorter) {
@@ -247,8 +341,8 @@ Size size_for_shorter_side(Size in, int64_t shorter) {
 }
 
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
-  const ImageShape in =
-      check_image(image, opt.layout, "resize", {DType::kUInt8, DType::kUInt16, DType::kFloat32}, {1, 2, 3, 4});
+  const ImageShape in = check_image(image, opt.layout, "resize", {DType::kUInt8, DType::kUInt16, DType::kFloat32},
+                                    {1, 2, 3, 4}, Devices::kCpuOrCuda);
   if (in.height == 0 || in.width == 0) {
     throw Error(ErrorCode::kInvalidInput, "resize",
                 fmt::format("expected a non-empty image, got {}x{}", in.width, in.height));
@@ -257,6 +351,15 @@ Tensor resize(const Tensor& image, Size size, const ResizeOptions& opt) {
     throw Error(ErrorCode::kInvalidInput, "resize",
                 fmt::format("expected a positive output size, got {}x{}", size.width, size.height));
   }
+#if LOOM_WITH_CUDA
+  if (on_cuda(image)) {
+    switch (image.dtype()) {
+      case DType::kUInt8: return resize_cuda_typed<uint8_t>(image, size, opt);
+      case DType::kUInt16: return resize_cuda_typed<uint16_t>(image, size, opt);
+      default: return resize_cuda_typed<float>(image, size, opt);
+    }
+  }
+#endif
   switch (image.dtype()) {
     case DType::kUInt8: return resize_typed<uint8_t>(image, size, opt);
     case DType::kUInt16: return resize_typed<uint16_t>(image, size, opt);
