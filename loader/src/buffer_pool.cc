@@ -6,6 +6,8 @@
 #include <map>
 #include <new>
 
+#include "loom/accel/device_memory.h"
+
 namespace loom::loader {
 namespace {
 
@@ -18,20 +20,28 @@ size_t rounded_size(size_t bytes) {
 struct BufferPool::State {
   struct Block {
     void* data;
-    size_t bytes;  // rounded_size of what was asked
+    size_t bytes;   // rounded_size of what was asked
+    Tensor pinned;  // owns `data` when it is pinned memory (freed by dropping it); else data is malloc's
   };
   std::mutex mutex;
   std::vector<Block> free;        // returned blocks, ready for reuse
   std::map<size_t, size_t> live;  // blocks in existence (in use or free), by size
   size_t max_free = 0;
+  bool pinned = false;
   size_t allocations = 0;
   bool closed = false;  // the pool is gone: returned blocks are freed
 
   // A new block; the caller holds no lock.
   Block allocate(size_t bytes) {
     const size_t size = rounded_size(bytes);
-    Block block{std::aligned_alloc(kTensorAlignment, size), size};
-    if (!block.data) throw std::bad_alloc();
+    Block block{nullptr, size, {}};
+    if (pinned) {
+      block.pinned = accel::empty_pinned({static_cast<int64_t>(size)}, DType::kUInt8);
+      block.data = block.pinned.data();
+    } else {
+      block.data = std::aligned_alloc(kTensorAlignment, size);
+      if (!block.data) throw std::bad_alloc();
+    }
     std::lock_guard lock(mutex);
     ++allocations;
     ++live[size];
@@ -47,12 +57,21 @@ struct BufferPool::State {
       }
       --live[block.bytes];
     }
-    std::free(block.data);
+    release(block);
+  }
+
+  static void release(Block& block) {
+    if (block.pinned.defined()) {
+      block.pinned = Tensor();
+    } else {
+      std::free(block.data);
+    }
   }
 };
 
-BufferPool::BufferPool(size_t max_free) : state_(std::make_shared<State>()) {
+BufferPool::BufferPool(size_t max_free, bool pinned) : state_(std::make_shared<State>()) {
   state_->max_free = max_free;
+  state_->pinned = pinned;
 }
 
 BufferPool::~BufferPool() {
@@ -62,13 +81,13 @@ BufferPool::~BufferPool() {
     state_->closed = true;
     blocks.swap(state_->free);
   }
-  for (const State::Block& b : blocks) std::free(b.data);
+  for (State::Block& b : blocks) State::release(b);
 }
 
 Tensor BufferPool::take(std::span<const int64_t> shape, DType dtype, bool zeroed) {
   size_t bytes = element_size(dtype);
   for (int64_t s : shape) bytes *= static_cast<size_t>(s);
-  State::Block block{nullptr, 0};
+  State::Block block{nullptr, 0, {}};
   {
     std::lock_guard lock(state_->mutex);
     // The smallest free block that fits and is at most twice the size, so that buffers of different
@@ -85,9 +104,9 @@ Tensor BufferPool::take(std::span<const int64_t> shape, DType dtype, bool zeroed
   if (!block.data) block = state_->allocate(bytes);
   if (zeroed) std::memset(block.data, 0, bytes);
   std::weak_ptr<State> owner = state_;
-  return Tensor::from_blob(block.data, shape, {}, dtype, Device::cpu(), [owner, block](void*) {
-    if (const auto state = owner.lock()) return state->give_back(block);
-    std::free(block.data);
+  return Tensor::from_blob(block.data, shape, {}, dtype, Device::cpu(), [owner, block](void*) mutable {
+    if (const auto state = owner.lock()) return state->give_back(std::move(block));
+    State::release(block);
   });
 }
 

@@ -15,8 +15,10 @@ namespace loom::loader {
 
 class BufferPool {
  public:
-  // Keeps at most `max_free` returned buffers for reuse; more are freed.
-  explicit BufferPool(size_t max_free);
+  // Keeps at most `max_free` returned buffers for reuse; more are freed. With `pinned`, buffers are
+  // page-locked host memory (accel::empty_pinned, for asynchronous copies to a CUDA device); otherwise
+  // ordinary memory.
+  explicit BufferPool(size_t max_free, bool pinned = false);
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;

@@ -17,6 +17,8 @@
 #include "collate.h"
 #include "field_reader.h"
 #include "fork_guard.h"
+#include "loom/accel/cuda.h"
+#include "loom/accel/device_memory.h"
 #include "loom/codec/error.h"
 
 namespace loom::loader {
@@ -53,6 +55,29 @@ void check_options(const LoaderOptions& o) {
   }
 }
 
+// The loader's CUDA device: Error(kUnsupported) when it cannot be used.
+void check_device(Device device) {
+  if (device.is_cpu()) return;
+  const int count = accel::cuda_device_count();
+  if (device.index < 0 || device.index >= count) {
+    throw Error(ErrorCode::kUnsupported, "loader",
+                count == 0 ? "device cuda:" + std::to_string(device.index) + " is not usable: " +
+                                 (accel::built_with_cuda() ? "no CUDA device (no GPU, or no driver)"
+                                                           : "loom was built without CUDA support")
+                           : "device cuda:" + std::to_string(device.index) + " does not exist (" +
+                                 std::to_string(count) + " CUDA devices)");
+  }
+}
+
+// Every tensor of a batch's fields, for copies and stream bookkeeping (`lengths` stays on the CPU).
+template <typename F>
+void for_each_tensor(Batch& batch, F&& f) {
+  for (auto& [name, field] : batch.fields) {
+    if (field.tensor.defined()) f(field.tensor);
+    for (Tensor& t : field.list) f(t);
+  }
+}
+
 // A batch on its way: built by the pipeline, waiting for the consumer.
 struct Work {
   int64_t step = 0;
@@ -67,6 +92,12 @@ const BatchField& Batch::operator[](std::string_view name) const {
   for (const auto& [n, field] : fields)
     if (n == name) return field;
   throw Error(ErrorCode::kInvalidInput, "batch", "has no field \"" + std::string(name) + "\"");
+}
+
+void Batch::use_on(const accel::Stream& stream) const {
+  if (!ready.defined()) return;
+  stream.wait(ready);
+  for_each_tensor(const_cast<Batch&>(*this), [&](Tensor& t) { accel::record_stream(t, stream); });
 }
 
 std::vector<FieldSpec> default_fields() {
@@ -124,8 +155,13 @@ struct Loader::Impl {
   int threads = 1;
   int prefetch = 2;
   tbb::task_arena arena;
-  BufferPool pool;
+  BufferPool pool;  // pinned memory when the batches go to a CUDA device
   StageClock clock;
+
+  // device = cuda: the stream the batches' copies run on, and the pinned buffers of copies that may
+  // still be running (each given back once its event has completed). Used by the delivering stage only.
+  accel::Stream copy_stream;
+  std::vector<std::pair<accel::Event, std::vector<Tensor>>> copies_in_flight;
 
   // Where the next iteration starts (the consumer's view).
   int64_t epoch = 0;
@@ -151,7 +187,9 @@ struct Loader::Impl {
         arena(threads),
         // Enough free buffers for every batch alive at once (`prefetch` ahead and the consumer's), per
         // field; more would keep a passing peak for the rest of the run.
-        pool(static_cast<size_t>(prefetch + 1) * options.fields.size()) {}
+        pool(static_cast<size_t>(prefetch + 1) * options.fields.size(), !options.device.is_cpu()) {
+    if (!options.device.is_cpu()) copy_stream = accel::Stream::create(options.device.index);
+  }
 
   int64_t global_batch() const { return options.batch_size * options.order.world_size; }
 
@@ -185,6 +223,10 @@ struct Loader::Impl {
     }
     run->changed.notify_all();
     run->thread.join();
+    if (!copies_in_flight.empty()) {
+      copy_stream.synchronize();  // the staging buffers may go now
+      copies_in_flight.clear();
+    }
     in_flight -= static_cast<int64_t>(run->ready.size());
     ready -= static_cast<int64_t>(run->ready.size());
     bytes_ready -= run->bytes_ready;
@@ -240,6 +282,13 @@ struct Loader::Impl {
       for (const auto& [name, field] : w->batch.fields)
         if (field.tensor.defined()) pool.reserve(field.tensor.nbytes(), static_cast<size_t>(prefetch + 1));
     }
+    if (!options.device.is_cpu() && !w->error) {
+      try {
+        copy_to_device(w->batch);
+      } catch (...) {
+        w->error = std::current_exception();
+      }
+    }
     {
       std::lock_guard lock(r.mutex);
       r.bytes_ready += w->bytes;
@@ -249,6 +298,22 @@ struct Loader::Impl {
       r.ready.emplace(w->step, std::move(*w));
     }
     r.changed.notify_all();
+  }
+
+  // Queues the copies of the batch's tensors (in pinned memory) to the device on copy_stream, and
+  // records batch.ready after them. The pinned buffers are kept until that event has completed.
+  void copy_to_device(Batch& batch) {
+    std::erase_if(copies_in_flight, [](const auto& c) { return c.first.query(); });
+    std::vector<Tensor> staging;
+    for_each_tensor(batch, [&](Tensor& t) {
+      if (!t.is_contiguous()) t = t.contiguous();  // a list's view: its own pinned-less copy first
+      Tensor on_device = accel::copy(t, options.device, copy_stream);
+      staging.push_back(std::move(t));
+      t = std::move(on_device);
+    });
+    batch.ready = accel::Event::create(options.device.index);
+    batch.ready.record(copy_stream);
+    copies_in_flight.emplace_back(batch.ready, std::move(staging));
   }
 
   // One sample: its fields, or an error recorded (kSkip/kReplace) or returned (kRaise).
@@ -394,6 +459,7 @@ struct Loader::Impl {
     if (w.error) std::rethrow_exception(w.error);
     samples += w.batch.size();
     ++batches;
+    w.batch.use_on(accel::current_stream(options.device.index));
     return std::move(w.batch);
   }
 
@@ -406,6 +472,7 @@ struct Loader::Impl {
 Loader::Loader(DatasetPtr dataset, LoaderOptions options) {
   if (!dataset) throw Error(ErrorCode::kInvalidInput, "loader", "no dataset");
   check_options(options);
+  check_device(options.device);
   if (options.order.shuffle == Shuffle::kShards && options.order.shard_sizes.empty())
     options.order.shard_sizes = dataset->shard_sizes();
   impl_ = std::make_unique<Impl>(std::move(dataset), std::move(options));

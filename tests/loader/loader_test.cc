@@ -11,60 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "loom/accel/cuda.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/color_transforms.h"
 #include "loom/transforms/geometry_transforms.h"
 #include "loom/vision/image.h"
+#include "synthetic_dataset.h"
 #include "test_media.h"
 
 namespace loom::loader {
 namespace {
 using test::error_code_of;
 using test::error_of;
-
-// A smooth, textured RGB image (CHW uint8) so that JPEG artefacts stay small.
-Tensor synthetic_image(int64_t h, int64_t w, int seed) {
-  Tensor t = Tensor::empty({3, h, w}, DType::kUInt8);
-  uint8_t* p = t.data<uint8_t>();
-  for (int64_t c = 0; c < 3; ++c)
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t x = 0; x < w; ++x)
-        p[(c * h + y) * w + x] = static_cast<uint8_t>(127 + 60 * std::sin(0.05 * x + 0.3 * c + seed) +
-                                                      60 * std::cos(0.037 * y + 0.11 * seed * c));
-  return t;
-}
-
-// Records "s<i>" holding a JPEG of varying size and label i % 10; the indices in `corrupt` hold bytes
-// that are no image.
-class SyntheticDataset final : public Dataset {
- public:
-  explicit SyntheticDataset(int64_t n, std::set<int64_t> corrupt = {}) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (corrupt.count(i)) {
-        jpegs_.push_back(test::pseudo_random_bytes(300, static_cast<uint32_t>(i)));
-      } else {
-        jpegs_.push_back(vision::encode_jpeg(synthetic_image(60 + 7 * (i % 5), 80 + 5 * (i % 3), static_cast<int>(i)),
-                                             {.quality = 90}));
-      }
-    }
-  }
-  int64_t size() const override { return static_cast<int64_t>(jpegs_.size()); }
-  Record read(int64_t i) const override {
-    if (i < 0 || i >= size()) throw Error(ErrorCode::kInvalidInput, "synthetic", "index out of range");
-    Record r;
-    r.key = "s" + std::to_string(i);
-    r.source = "synthetic";
-    r.members.push_back({"jpg", ByteSource::from_memory(jpegs_[static_cast<size_t>(i)], name(i) + ".jpg")});
-    r.label = i % 10;
-    r.annotations = "{\"i\": " + std::to_string(i) + "}";
-    return r;
-  }
-  std::string name(int64_t i) const override { return "synthetic:s" + std::to_string(i); }
-  uint64_t fingerprint() const override { return 1000 + jpegs_.size(); }
-
- private:
-  std::vector<std::vector<uint8_t>> jpegs_;
-};
+using test::synthetic_image;
+using test::SyntheticDataset;
 
 // The ImageNet-style training fields: RandomResizedCrop 32, random flip, label.
 std::vector<FieldSpec> training_fields(bool decode_crop = false) {
@@ -420,6 +380,29 @@ TEST(LoaderOptionsCheck, BadOptionsAreRefused) {
               o.order.drop_last = true;
             }),
             ErrorCode::kInvalidInput);
+}
+
+TEST(LoaderDevice, AnUnusableCudaDeviceIsRefusedWhenTheLoaderIsMade) {
+  const int devices = accel::cuda_device_count();
+  LoaderOptions o = training_options(1);
+  o.device = Device::cuda(devices);  // one past the last device (cuda:0 without a GPU)
+  const Error e = error_of([&] { Loader(kData, o); });
+  EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  const std::string what = e.what();
+  EXPECT_NE(what.find("cuda:" + std::to_string(devices)), std::string::npos) << what;
+  if (devices == 0) {
+    EXPECT_NE(what.find(accel::built_with_cuda() ? "no CUDA device" : "built without CUDA"), std::string::npos) << what;
+  }
+}
+
+TEST(LoaderDevice, ACpuBatchIsReadyAndUsableOnAnyStream) {
+  Loader loader(kData, training_options(1));
+  const std::optional<Batch> b = loader.next();
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->ready.defined());
+  EXPECT_TRUE(b->ready.query());
+  EXPECT_NO_THROW(b->use_on(accel::Stream()));
+  EXPECT_TRUE(b->fields[0].second.tensor.device().is_cpu());
 }
 
 TEST(Loader, UnorderedDeliveryGivesTheSameBatchesInSomeOrder) {

@@ -23,6 +23,13 @@
 // sequence in its place, with the failed sample's random draws. Neither changes any other sample's
 // position or random draws. Every skipped or replaced sample is listed in skipped().
 //
+// Device: with LoaderOptions::device a CUDA device, each batch is collated into pinned host memory and
+// its tensors are copied to the device on a stream of the loader's own while the next batches are built
+// (the copy overlaps their CPU work). Batch::ready completes when the copy has; next() makes the calling
+// thread's current stream (accel::current_stream) wait for it, so work queued there afterwards sees
+// the data, and Batch::use_on does the same for any other stream. The batch's device memory comes from
+// accel's caching allocator and is reused only once every stream it was used on has passed it.
+//
 // Thread safety: a Loader is used by one consumer thread; stats() and skipped() may also be called
 // from other threads. Batches stay valid after the loader is destroyed (they own their tensors).
 #pragma once
@@ -34,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/accel/stream.h"
 #include "loom/codec/api.h"
 #include "loom/codec/error.h"
 #include "loom/codec/layout.h"
@@ -137,6 +145,10 @@ struct LoaderOptions {
   bool ordered = true;  // deliver batches in order; false: as they finish (state() is then refused mid-epoch)
   ErrorPolicy on_error = ErrorPolicy::kRaise;
   int max_replacements = 16;  // kReplace: samples tried after a failure before the failure is raised
+  // Where batches are delivered: the CPU, or a CUDA device (see "Device" above; every tensor of a
+  // batch field goes there, `lengths` stays on the CPU). A CUDA device that is not usable is
+  // Error(kUnsupported) when the loader is made.
+  Device device = Device::cpu();
 };
 
 // One field of a batch: `tensor` when stacked (or padded), else `list`, or `texts` for annotations.
@@ -154,10 +166,17 @@ struct Batch {
   std::vector<int64_t> indices;    // their dataset indices
   std::vector<std::string> keys;   // their record keys
   std::vector<std::pair<std::string, BatchField>> fields;
+  // On a CUDA device: recorded on the loader's stream after the batch's copies (see "Device" above).
+  // Undefined (complete) for CPU batches.
+  accel::Event ready;
 
   int64_t size() const { return static_cast<int64_t>(positions.size()); }
   // The field named `name`; Error(kInvalidInput) when there is none.
   const BatchField& operator[](std::string_view name) const;
+  // Makes work queued on `stream` from now on wait for the batch's copies, and has the allocator keep
+  // the batch's device memory until `stream` has passed the point where the batch is freed. A no-op
+  // for CPU batches.
+  void use_on(const accel::Stream& stream) const;
 };
 
 // Where an epoch stands, in O(1): the loader that made it resumes with exactly the batches that would
