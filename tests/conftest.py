@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped without one; the GPU check runs -m gpu)")
+
+
 def pytest_addoption(parser):
     parser.addoption("--loom", required=True, help="path to the loom executable")
     parser.addoption("--media", required=True, help="path to ../shared/media")

@@ -78,12 +78,14 @@ int cuda_device_count() {
   static int count = -1;
   static std::once_flag once;
   std::call_once(once, [] {
-    note_cuda_initialized();
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
       cudaGetLastError();  // clear the "no device" status
       n = 0;
     }
+    // With no usable device nothing of CUDA can be used, in this process or a forked one: only a
+    // runtime that found devices makes a forked child unsafe.
+    if (n > 0) note_cuda_initialized();
     count = n;
   });
   return count;

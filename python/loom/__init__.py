@@ -17,7 +17,7 @@ from ._loom import (
     get_output_type,
     set_output_type,
 )
-from . import audio, data, decoders, encoders, io, pack, samplers, transforms
+from . import audio, cuda, data, decoders, encoders, io, pack, samplers, transforms
 
 __version__ = "0.1.0"
 
@@ -30,6 +30,7 @@ __all__ = [
     "Tensor",
     "UnsupportedError",
     "audio",
+    "cuda",
     "data",
     "decoders",
     "encoders",

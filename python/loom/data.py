@@ -293,6 +293,11 @@ class Loader:
         collate_fn, but on the already stacked batch).
     metadata: add "__key__" (record keys), "__index__" (dataset indices), "__position__" (global
         positions), "__epoch__" and "__step__" to each batch.
+    device: "cpu" (default), or "cuda" / "cuda:N": each batch is collated into pinned memory and copied to
+        that GPU on a stream of the loader's own, overlapped with the next batches' CPU work (DataLoader's
+        pin_memory plus .to(device, non_blocking=True), done by the loader). The batch's tensors are on
+        the device; torch.from_dlpack (what loom does for torch outputs) makes torch's current stream wait
+        for the copy. A GPU that is not usable raises loom.UnsupportedError here.
 
     Iterating yields the rest of the current epoch; an epoch consumed to its end moves the loader to the
     next, so `for epoch ...: for batch in loader` trains epoch after epoch (set_epoch() chooses).
@@ -303,7 +308,7 @@ class Loader:
     def __init__(self, dataset, fields=None, batch_size=1, shuffle=False, seed=0, rank=None, world_size=None,
                  drop_last=False, num_threads=0, prefetch=0, error_policy="raise", collate=None, *,
                  partition_drop_last=False, max_bytes_in_flight=0, ordered=True, max_replacements=16,
-                 shuffle_buffer=1000, metadata=False):
+                 shuffle_buffer=1000, metadata=False, device="cpu"):
         if not isinstance(dataset, _Dataset):
             raise TypeError("dataset must be a loom.data FolderDataset, ManifestDataset or ShardDataset")
         if fields is None:
@@ -324,7 +329,7 @@ class Loader:
         self._native = _native.Loader(dataset._native, [f._spec for f in self.fields], batch_size, shuffle,
                                       seed % (1 << 64), rank, world_size, drop_last, partition_drop_last,
                                       num_threads, prefetch, max_bytes_in_flight, ordered, error_policy,
-                                      max_replacements, shuffle_buffer, metadata)
+                                      max_replacements, shuffle_buffer, metadata, str(device))
 
     def __iter__(self):
         next_batch, collate = self._native.next, self._collate

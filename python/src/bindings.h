@@ -6,6 +6,7 @@
 namespace loom::python {
 
 void bind_io(nanobind::module_& io);                  // loom.io (after torchvision.io)
+void bind_cuda(nanobind::module_& cuda);              // loom.cuda (devices, copies, memory, after torch.cuda)
 void bind_data(nanobind::module_& data);              // loom.data (datasets and the Loader)
 void bind_decoders(nanobind::module_& decoders);      // loom.decoders (after torchcodec.decoders)
 void bind_samplers(nanobind::module_& samplers);      // loom.samplers (after torchcodec.samplers)

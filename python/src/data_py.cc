@@ -27,6 +27,7 @@
 #include "loom/loader/dataset.h"
 #include "loom/loader/loader.h"
 #include "loom/loader/shards.h"
+#include "names_py.h"
 #include "source_py.h"
 #include "tensor_py.h"
 
@@ -302,7 +303,8 @@ void bind_data(nb::module_& m) {
           [](PyLoader* self, const PyDataset& dataset, std::vector<ld::FieldSpec> fields, int64_t batch_size,
              const std::string& shuffle, uint64_t seed, int64_t rank, int64_t world_size, bool drop_last,
              bool partition_drop_last, int num_threads, int prefetch, int64_t max_bytes_in_flight, bool ordered,
-             const std::string& error_policy, int max_replacements, int64_t shuffle_buffer, bool metadata) {
+             const std::string& error_policy, int max_replacements, int64_t shuffle_buffer, bool metadata,
+             const std::string& device) {
             ld::LoaderOptions o;
             o.batch_size = batch_size;
             o.drop_last = drop_last;
@@ -319,11 +321,12 @@ void bind_data(nb::module_& m) {
             o.ordered = ordered;
             o.on_error = policy_named(error_policy);
             o.max_replacements = max_replacements;
+            o.device = device_named(device);
             new (self) PyLoader(dataset, std::move(o), metadata);
           },
           "dataset"_a, "fields"_a, "batch_size"_a, "shuffle"_a, "seed"_a, "rank"_a, "world_size"_a, "drop_last"_a,
           "partition_drop_last"_a, "num_threads"_a, "prefetch"_a, "max_bytes_in_flight"_a, "ordered"_a,
-          "error_policy"_a, "max_replacements"_a, "shuffle_buffer"_a, "metadata"_a)
+          "error_policy"_a, "max_replacements"_a, "shuffle_buffer"_a, "metadata"_a, "device"_a)
       .def("next", &PyLoader::next, "The next batch (a dict) or None at the end of the epoch.")
       .def("__len__", &PyLoader::num_batches)
       .def_prop_ro("epoch", &PyLoader::epoch)

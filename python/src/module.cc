@@ -26,6 +26,8 @@ NB_MODULE(_loom, m) {
   python::bind_pack(pack);
   auto ray = m.def_submodule("ray", "loom.ray's native step: a batch of encoded images to one tensor");
   python::bind_ray(ray);
+  auto cuda = m.def_submodule("cuda", "CUDA devices, copies and loom's device memory");
+  python::bind_cuda(cuda);
   auto data = m.def_submodule("data", "Datasets and the prefetching Loader");
   python::bind_data(data);
 }

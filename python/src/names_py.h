@@ -6,9 +6,13 @@
 #include <string>
 
 #include "loom/codec/layout.h"
+#include "loom/codec/tensor.h"
 #include "loom/vision/image.h"
 
 namespace loom::python {
+
+// "cpu", "cuda" (device 0) or "cuda:N", as torch names devices; `what` names the argument in the message.
+Device device_named(const std::string& name, const char* what = "device");
 
 // "CHW" or "HWC"; `what` names the argument in the message.
 Layout layout_named(const std::string& name, const char* what = "layout");

@@ -10,6 +10,9 @@
 #include <string_view>
 #include <utility>
 
+#include "loom/accel/cuda.h"
+#include "loom/accel/device_memory.h"
+#include "loom/accel/stream.h"
 #include "loom/codec/error.h"
 
 namespace loom::python {
@@ -72,10 +75,33 @@ std::pair<int, int> dlpack_device(const Tensor& tensor) {
   throw nb::python_error();
 }
 
+// A CUDA tensor's consumer gets it on its own stream (the array API's `stream`: None and 1 are CUDA's
+// legacy default stream, 2 the per-thread default stream, -1 asks for no synchronisation, any other
+// integer is a cudaStream_t; 0 is refused as ambiguous). loom's work on the tensor was queued on the
+// calling thread's current stream (accel::current_stream), so the consumer's stream waits for an event
+// recorded there, and the caching allocator keeps the memory until the consumer's stream has passed the
+// point where the tensor is freed.
+void ready_on_consumer_stream(const Tensor& tensor, nb::handle stream) {
+  const long long s = stream.is_none() ? 1 : nb::cast<long long>(stream);
+  if (s == -1) return;
+  if (s == 0) buffer_error("__dlpack__: stream=0 is ambiguous for CUDA (use 1 for the legacy default stream)");
+  void* handle = s == 1 ? nullptr : reinterpret_cast<void*>(static_cast<intptr_t>(s));  // 2: cudaStreamPerThread
+  const int device = tensor.device().index;
+  const accel::Stream consumer = accel::Stream::wrap(handle, device);
+  nb::gil_scoped_release unlocked;
+  const accel::Stream producer = accel::current_stream(device);
+  if (consumer.handle() != producer.handle()) {
+    accel::Event done = accel::Event::create(device);
+    done.record(producer);
+    consumer.wait(done);
+  }
+  accel::record_stream(tensor, consumer);
+}
+
 // tensor.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None), as the array API
 // standard (2023.12) says: a legacy "dltensor" capsule unless max_version asks for 1.x, then a
-// "dltensor_versioned" one. loom's tensors are complete when a function returns them, so there is no
-// stream to wait on; `stream` is accepted for CUDA tensors and must be None (or -1) on the CPU.
+// "dltensor_versioned" one. `stream` must be None (or -1) for a CPU tensor; for a CUDA tensor see
+// ready_on_consumer_stream. copy=True exports a copy (on the tensor's device).
 nb::object dlpack(const Tensor& tensor, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                   nb::handle copy) {
   const auto own_device = dlpack_device(tensor);
@@ -90,8 +116,9 @@ nb::object dlpack(const Tensor& tensor, nb::handle stream, nb::handle max_versio
   Tensor exported = tensor;
   if (copied) {
     nb::gil_scoped_release unlocked;
-    exported = tensor.clone();
+    exported = tensor.device().is_cpu() ? tensor.clone() : accel::to_device(tensor, tensor.device());
   }
+  if (!tensor.device().is_cpu()) ready_on_consumer_stream(exported, stream);
   DLManagedTensor* legacy = exported.to_dlpack();
   const bool versioned = !max_version.is_none() && nb::cast<std::pair<int, int>>(max_version).first >= 1;
   if (!versioned) {
@@ -350,6 +377,8 @@ nb::object to_python(Tensor tensor) {
       return from_dlpack(wrapped);
     }
     case OutputType::kNumpy: {
+      // numpy holds host memory only: a CUDA tensor stays a loom.Tensor (a DLPack producer).
+      if (!nb::cast<const Tensor&>(wrapped).device().is_cpu()) return wrapped;
       static nb::handle asarray = lookup("numpy", "asarray");
       return asarray(wrapped);
     }
