@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "loom/accel/cuda.h"
 #include "loom/codec/error.h"
 #include "loom/transforms/color.h"
 #include "loom/transforms/geometry.h"
@@ -22,9 +25,12 @@ namespace {
 
 using test::error_of;
 
-Tensor on_gpu(std::initializer_list<int64_t> shape, DType dtype = DType::kUInt8) {
-  // Never read: every op must refuse it before touching an element (the pointer is not even valid).
-  return Tensor::from_blob(reinterpret_cast<void*>(0x10), std::vector<int64_t>(shape), {}, dtype, Device::cuda(1));
+// A tensor on CUDA device `index`, never read: every op must refuse it before touching an element (the
+// pointer is not even valid). The default index is the first past the devices this process can use,
+// so that even the ops with a CUDA twin refuse it, on a machine with GPUs too.
+Tensor on_gpu(std::initializer_list<int64_t> shape, DType dtype = DType::kUInt8,
+              int index = accel::cuda_device_count()) {
+  return Tensor::from_blob(reinterpret_cast<void*>(0x10), std::vector<int64_t>(shape), {}, dtype, Device::cuda(index));
 }
 
 TEST(ImageCheck, ReturnsTheShapeInEitherLayout) {
@@ -51,7 +57,7 @@ TEST(ImageCheck, CodesAndMessagesInCheckOrder) {
   EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
   EXPECT_EQ(e.input(), "op");
   EXPECT_EQ(e.message(), "expected a 3-D image (C x H x W or H x W x C), got a 2-D tensor");
-  e = error_of([&] { check_image(on_gpu({3, 4, 4}, DType::kInt16), Layout::kCHW, "op", u8_f32); });
+  e = error_of([&] { check_image(on_gpu({3, 4, 4}, DType::kInt16, 1), Layout::kCHW, "op", u8_f32); });
   EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   EXPECT_EQ(e.message(), "expected an image on the CPU, got one on CUDA device 1");
   e = error_of([&] { check_image(Tensor::zeros({5, 4, 4}, DType::kInt16), Layout::kCHW, "op", u8_f32, {1, 3}); });
@@ -136,6 +142,96 @@ TEST(ImageCheck, EveryFamilyReportsABadImageAlike) {
       EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << op.name << ": " << e.what();
       EXPECT_EQ(e.input(), op.name) << e.what();
     }
+  }
+}
+
+// Devices::kCpuOrCuda: a CUDA image needs a build with CUDA and a device this process can use; the
+// CPU-only ops keep their message whatever the device.
+TEST(ImageCheck, CudaImagesNeedCudaAndAUsableDevice) {
+  const int unusable = accel::cuda_device_count();
+  const Error e = error_of([&] {
+    check_image(on_gpu({3, 4, 4}), Layout::kCHW, "op", {DType::kUInt8}, {}, Devices::kCpuOrCuda);
+  });
+  EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(e.input(), "op");
+  if (accel::built_with_cuda()) {
+    EXPECT_EQ(e.message(), fmt::format("expected an image on the CPU or a usable CUDA device, got one on CUDA device "
+                                       "{} ({} usable)",
+                                       unusable, unusable));
+  } else {
+    EXPECT_EQ(e.message(), fmt::format("expected an image on the CPU (loom was built without CUDA), got one on CUDA "
+                                       "device {}",
+                                       unusable));
+  }
+  // The rank comes first, then the device, then the dtype.
+  EXPECT_EQ(error_of([&] {
+              check_image(on_gpu({4, 4}), Layout::kCHW, "op", {DType::kUInt8}, {}, Devices::kCpuOrCuda);
+            }).code(),
+            ErrorCode::kInvalidInput);
+  EXPECT_NE(
+      error_of([&] {
+        check_image(on_gpu({3, 4, 4}, DType::kInt16), Layout::kCHW, "op", {DType::kUInt8}, {}, Devices::kCpuOrCuda);
+      })
+          .message()
+          .find("CUDA device"),
+      std::string::npos);
+  // A CPU image passes either policy.
+  EXPECT_EQ(check_image(Tensor::zeros({3, 4, 5}, DType::kUInt8), Layout::kCHW, "op", {}, {}, Devices::kCpuOrCuda).width,
+            5);
+  EXPECT_EQ(error_of([&] { check_device(Device::cuda(unusable), Devices::kCpu, "op", "the output"); }).message(),
+            fmt::format("expected the output on the CPU, got one on CUDA device {}", unusable));
+}
+
+// The ops with a CUDA twin (resize, normalize, gaussian_noise, the flips, crop, center_crop, pad) refuse
+// an image on a CUDA device they cannot use (every device in a build without CUDA or on a machine
+// without a GPU) with Error(kUnsupported) naming the op and the device, before reading an element or
+// drawing from the Rng; an op without a twin refuses every CUDA image.
+TEST(ImageCheck, CudaTwinsRefuseAnUnusableDevice) {
+  const int unusable = accel::cuda_device_count();
+  auto sample = [](const Tensor& t, Layout layout = Layout::kCHW) { return Sample{t, layout, {}, {}, {}}; };
+  Rng rng(7);
+  const Rng before = rng;
+  const std::vector<std::pair<std::string, std::function<void(const Tensor&)>>> twins = {
+      {"resize",
+       [](const Tensor& t) {
+         resize(t, {2, 2});
+       }},
+      {"resize",
+       [&](const Tensor& t) {
+         resize(sample(t), {2, 2});
+       }},
+      {"normalize", [](const Tensor& t) { normalize(t, {0.5f}, {0.5f}); }},
+      {"normalize",
+       [](const Tensor& t) {
+         normalize_into(t, on_gpu({3, 4, 4}, DType::kFloat32), {0.5f}, {0.5f});
+       }},
+      {"gaussian_noise", [&](const Tensor& t) { gaussian_noise(t, rng); }},
+      {"horizontal_flip", [&](const Tensor& t) { horizontal_flip(sample(t)); }},
+      {"vertical_flip", [&](const Tensor& t) { vertical_flip(sample(t, Layout::kHWC)); }},
+      {"crop", [&](const Tensor& t) { crop(sample(t), 0, 0, 2, 2); }},
+      {"center_crop",
+       [&](const Tensor& t) {
+         center_crop(sample(t), {6, 6});
+       }},
+      {"pad",
+       [&](const Tensor& t) {
+         pad(sample(t), {1, 1, 1, 1}, PadMode::kReflect);
+       }},
+  };
+  for (const auto& [name, run] : twins) {
+    const Error e = error_of([&] { run(on_gpu({3, 4, 4})); });
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << name << ": " << e.what();
+    EXPECT_EQ(e.input(), name) << e.what();
+    EXPECT_NE(e.message().find(fmt::format("CUDA device {}", unusable)), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(rng.next(), Rng(before).next());  // no draw was made
+  for (const auto& [name, run] : std::vector<std::pair<std::string, std::function<void(const Tensor&)>>>{
+           {"to_dtype", [](const Tensor& t) { to_dtype(t, DType::kFloat32); }},
+           {"rotate", [&](const Tensor& t) { rotate(sample(t), 180.0); }},
+           {"adjust_brightness", [](const Tensor& t) { adjust_brightness(t, 0.5); }}}) {
+    const Error e = error_of([&] { run(on_gpu({3, 4, 4}, DType::kUInt8, 0)); });
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << name << ": " << e.what();
+    EXPECT_EQ(e.message(), "expected an image on the CPU, got one on CUDA device 0") << name;
   }
 }
 

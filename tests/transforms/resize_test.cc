@@ -10,6 +10,7 @@
 #include <cstring>
 #include <utility>
 
+#include "loom/accel/cuda.h"
 #include "loom/codec/error.h"
 
 namespace loom::transforms {
@@ -294,12 +295,14 @@ TEST(Resize, RejectsBadArguments) {
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 5}, DType::kUInt8), {2, 2}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 3}, DType::kInt32), {2, 2}, hwc(Interpolation::kBilinear)), Error);
   EXPECT_THROW(resize(Tensor::zeros({4, 4, 3}, DType::kFloat64), {2, 2}, hwc(Interpolation::kBilinear)), Error);
-  // A device tensor is refused before any element is read (the pointer here is not even valid).
+  // A tensor on a CUDA device this process cannot use (the first index past the usable ones) is
+  // refused before any element is read (the pointer here is not even valid).
   const int64_t shape[] = {4, 4, 3};
-  const Tensor on_gpu = Tensor::from_blob(reinterpret_cast<void*>(0x10), shape, {}, DType::kUInt8, Device::cuda());
+  const Tensor on_gpu = Tensor::from_blob(reinterpret_cast<void*>(0x10), shape, {}, DType::kUInt8,
+                                          Device::cuda(accel::cuda_device_count()));
   try {
     resize(on_gpu, {2, 2}, hwc(Interpolation::kBilinear));
-    FAIL() << "resized a CUDA tensor on the CPU";
+    FAIL() << "resized a tensor on an unusable CUDA device";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   }

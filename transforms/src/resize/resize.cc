@@ -2,8 +2,7 @@
 // indices with weights that sum to 1, resize_coefficients.h), picks the order of the two separable
 // passes and their kernels (fast or pillow_exact) and runs them: the Highway kernels of resize_hwy.cc
 // for uint8, the scalar passes of resize_kernels.h for uint16 and float32. A CUDA image runs the
-// CUDA twins of the scalar passes (resize.cu) in Pillow's order with Pillow's arithmetic: the same
-// bits as pillow_exact on the CPU.
+// same plan through the CUDA twins of the scalar passes (resize.cu): the same bits as on the CPU.
 #include "loom/transforms/resize.h"
 
 #include <fmt/format.h>
@@ -242,21 +241,28 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
 }
 
 #if LOOM_WITH_CUDA
-// One axis' weights gathered for upload: start (relative to `first`), count and the weights the
-// dtype's pass reads (fixed for uint8, w otherwise).
+// One axis' weights gathered for upload: start (relative to `first`), count and the weights its pass
+// reads (uint16 and float32: w; uint8: fixed, or the fast kernels' w16 for a horizontal pass and q15
+// for a vertical one).
 struct AxisUpload {
+  enum Weights { kDouble, kFixed, kW16, kQ15 };
   int64_t size = 0;
-  int taps = 0;
+  int taps = 0, w16_bits = 0;
   size_t start = 0, count = 0, weights = 0;
-  bool fixed = false;
+  Weights kind = kDouble;
 
-  AxisUpload(DeviceUpload& up, const Coefficients& c, int first, bool u8)
-      : size(static_cast<int64_t>(c.start.size())), taps(c.taps), fixed(u8) {
+  AxisUpload(DeviceUpload& up, const Coefficients& c, int first, Weights k)
+      : size(static_cast<int64_t>(c.start.size())), taps(c.taps), w16_bits(c.w16_bits), kind(k) {
     std::vector<int> relative = c.start;
     for (int& v : relative) v -= first;
     start = up.add(relative);
     count = up.add(c.count);
-    weights = u8 ? up.add(c.fixed) : up.add(c.w);
+    switch (kind) {
+      case kDouble: weights = up.add(c.w); break;
+      case kFixed: weights = up.add(c.fixed); break;
+      case kW16: weights = up.add(c.w16); break;
+      case kQ15: weights = up.add(c.q15); break;
+    }
   }
   AxisWeights on_device(const DeviceUpload& up) const {
     AxisWeights a;
@@ -264,18 +270,21 @@ struct AxisUpload {
     a.taps = taps;
     a.start = up.at<int>(start);
     a.count = up.at<int>(count);
-    if (fixed) {
-      a.fixed = up.at<int32_t>(weights);
-    } else {
-      a.w = up.at<double>(weights);
+    a.w16_bits = w16_bits;
+    switch (kind) {
+      case kDouble: a.w = up.at<double>(weights); break;
+      case kFixed: a.fixed = up.at<int32_t>(weights); break;
+      case kW16: a.w16 = up.at<int16_t>(weights); break;
+      case kQ15: a.q15 = up.at<int16_t>(weights); break;
     }
     return a;
   }
 };
 
-// The CUDA path: Pillow's order (horizontal first, over only the rows the vertical pass reads, into a
-// device intermediate), each pass one kernel over every plane (CHW: the channels as 1-channel
-// planes; HWC: one plane of interleaved channels), queued on the current stream of the image's device.
+// The CUDA path: the CPU's plan (plan_passes: the pass order, and for uint8 the fast kernels unless
+// pillow_exact or bicubic) and the CPU's arithmetic, so the same bits as the CPU. Each pass is one
+// kernel over every plane (CHW: the channels as 1-channel planes; HWC: one plane of interleaved
+// channels) through a device intermediate, queued on the current stream of the image's device.
 template <typename T>
 Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
   const int device = image.device().index;
@@ -289,40 +298,60 @@ Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& op
   const std::vector<int64_t> shape =
       hwc ? std::vector<int64_t>{out_h, out_w, channels} : std::vector<int64_t>{channels, out_h, out_w};
   Tensor out = accel::empty_device(shape, image.dtype(), image.device(), stream);
-  const bool horizontal = in_w != out_w, vertical = in_h != out_h;
-  if (!horizontal && !vertical) {
+  Coefficients vc = axis_coefficients(in_h, out_h, opt);
+  Coefficients hc = axis_coefficients(in_w, out_w, opt);
+  const PassPlan plan = plan_passes<T>(in_h, in_w, out_h, out_w, vc, hc, opt);
+  if (!plan.horizontal && !plan.vertical) {
     accel::copy_into(src, out, stream);
     return out;
   }
+  if (plan.fast) {
+    add_fast_weights(vc);
+    add_fast_weights(hc);
+  }
+  // The CPU's fast horizontal kernel runs on 3 or 4 interleaved channels (a uint8 CHW image is
+  // interleaved for it), its exact one otherwise; the fast vertical kernel runs whenever plan.fast.
+  const bool fast_rows = plan.fast && (channels == 3 || channels == 4);
+  const bool fast_columns = plan.fast;
+  constexpr bool u8 = std::is_same_v<T, uint8_t>;
+  // Horizontal first reads only the rows the vertical pass needs: the vertical windows then start
+  // at the first of them.
+  const bool rows_first = !plan.vertical_first;
+  const int row_lo = plan.vertical && rows_first ? vc.start.front() : 0;
+  const int64_t row_hi = plan.vertical && rows_first ? vc.start.back() + vc.count.back() : in_h;
+  DeviceUpload up;
+  const AxisUpload hu(up, hc, 0, !u8 ? AxisUpload::kDouble : fast_rows ? AxisUpload::kW16 : AxisUpload::kFixed);
+  const AxisUpload vu(up, vc, row_lo, !u8 ? AxisUpload::kDouble : fast_columns ? AxisUpload::kQ15 : AxisUpload::kFixed);
+  const Tensor weights = up.upload(image.device(), stream);
+  const AxisWeights hw = hu.on_device(up), vw = vu.on_device(up);
   // Planes and their interleaved channels: CHW images are `channels` planes of 1 channel.
   const int64_t planes = hwc ? 1 : channels;
   const int c = hwc ? static_cast<int>(channels) : 1;
-  const Coefficients vc = axis_coefficients(in_h, out_h, opt);
-  const Coefficients hc = axis_coefficients(in_w, out_w, opt);
-  const int row_lo = vertical ? vc.start.front() : 0;
-  const int64_t row_hi = vertical ? vc.start.back() + vc.count.back() : in_h;
-  constexpr bool u8 = std::is_same_v<T, uint8_t>;
-  DeviceUpload up;
-  const AxisUpload hu(up, hc, 0, u8), vu(up, vc, row_lo, u8);
-  const Tensor weights = up.upload(image.device(), stream);
   const T* in = static_cast<const T*>(src.data());
   T* dst = static_cast<T*>(out.data());
   const int64_t in_plane = in_h * in_w * c, out_plane = out_h * out_w * c;
-  if (!vertical) {
-    resample_rows_cuda(in, in_plane, in_w, dst, out_plane, out_w, in_h, planes, c, hu.on_device(up), stream.handle());
+  void* s = stream.handle();
+  if (!plan.vertical) {
+    resample_rows_cuda(in, in_plane, in_w, dst, out_plane, out_w, in_h, planes, c, hw, fast_rows, s);
     return out;
   }
-  if (!horizontal) {
-    resample_columns_cuda(in + row_lo * in_w * c, in_plane, dst, out_plane, in_w * c, planes, vu.on_device(up),
-                          stream.handle());
+  if (!plan.horizontal) {
+    resample_columns_cuda(in, in_plane, dst, out_plane, in_w * c, planes, vw, fast_columns, s);
+    return out;
+  }
+  if (plan.vertical_first) {
+    const int64_t tmp_plane = out_h * in_w * c;
+    const Tensor tmp = accel::empty_device({planes * tmp_plane}, image.dtype(), image.device(), stream);
+    T* mid = static_cast<T*>(tmp.data());
+    resample_columns_cuda(in, in_plane, mid, tmp_plane, in_w * c, planes, vw, fast_columns, s);
+    resample_rows_cuda<T>(mid, tmp_plane, in_w, dst, out_plane, out_w, out_h, planes, c, hw, fast_rows, s);
     return out;
   }
   const int64_t rows = row_hi - row_lo, tmp_plane = rows * out_w * c;
   const Tensor tmp = accel::empty_device({planes * tmp_plane}, image.dtype(), image.device(), stream);
   T* mid = static_cast<T*>(tmp.data());
-  resample_rows_cuda(in + row_lo * in_w * c, in_plane, in_w, mid, tmp_plane, out_w, rows, planes, c, hu.on_device(up),
-                     stream.handle());
-  resample_columns_cuda<T>(mid, tmp_plane, dst, out_plane, out_w * c, planes, vu.on_device(up), stream.handle());
+  resample_rows_cuda(in + row_lo * in_w * c, in_plane, in_w, mid, tmp_plane, out_w, rows, planes, c, hw, fast_rows, s);
+  resample_columns_cuda<T>(mid, tmp_plane, dst, out_plane, out_w * c, planes, vw, fast_columns, s);
   return out;
 }
 #endif

@@ -1,5 +1,6 @@
 // The CUDA twin of the resize passes (resize_kernels.h), fed the same AxisWeights as the scalar
-// reference (built on the host by resize_coefficients.cc and uploaded by resize.cc). One thread per
+// references (built on the host by resize_coefficients.cc and uploaded by resize.cc): the exact
+// passes and the fast uint8 ones (16-bit weights). One thread per
 // output sample, in output order (the writes coalesce; neighbouring threads read neighbouring
 // windows). Every sum is the scalar reference's, term for term: uint8 in int32 from 1 << (kPrecisionBits
 // - 1), shifted and clamped; uint16 and float32 in double with explicitly rounded products and sums
@@ -37,6 +38,17 @@ __device__ inline T from_double_device(double v) {
   }
 }
 
+// fast_column_sample (resize_kernels.h): each product rounded to 16 bits, the sum saturated to int16.
+__device__ inline uint8_t fast_column_sample_device(const uint8_t* first, int64_t len, const int16_t* k, int n) {
+  int32_t acc = 0;
+  for (int t = 0; t < n; ++t) {
+    const int32_t product = ((static_cast<int32_t>(first[t * len]) << kFastSampleBits) * k[t] + (1 << 14)) >> 15;
+    acc = min(max(acc + product, -32768), 32767);
+  }
+  acc = min(acc + (1 << (kFastSampleBits - 1)), 32767);
+  return static_cast<uint8_t>(min(max(acc >> kFastSampleBits, 0), 255));
+}
+
 __device__ inline double madd(double acc, double a, double b) {
   return __dadd_rn(acc, __dmul_rn(a, b));
 }
@@ -44,7 +56,7 @@ __device__ inline double madd(double acc, double a, double b) {
 // Output sample (p, y, i, ch) of resample_rows<C, T>, e enumerating them in output order.
 template <typename T, int C>
 __global__ void rows_kernel(const T* __restrict__ src, int64_t src_plane, int64_t in_w, T* __restrict__ dst,
-                            int64_t dst_plane, int64_t out_w, int64_t rows, int64_t total, AxisWeights c) {
+                            int64_t dst_plane, int64_t out_w, int64_t rows, int64_t total, AxisWeights c, bool fast) {
   for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t r = e / C;
@@ -57,10 +69,17 @@ __global__ void rows_kernel(const T* __restrict__ src, int64_t src_plane, int64_
     const int n = c.count[i];
     T* out = dst + p * dst_plane + (y * out_w + i) * C + ch;
     if constexpr (std::is_same_v<T, uint8_t>) {
-      const int32_t* k = c.fixed + i * c.taps;
-      int32_t acc = 1 << (kPrecisionBits - 1);
-      for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(window[t * C]) * k[t];
-      *out = clip8_device(acc);
+      if (fast) {  // u8_pixel with the w16 weights
+        const int16_t* k = c.w16 + i * c.taps;
+        int32_t acc = 1 << (c.w16_bits - 1);
+        for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(window[t * C]) * k[t];
+        *out = static_cast<uint8_t>(min(max(acc >> c.w16_bits, 0), 255));
+      } else {
+        const int32_t* k = c.fixed + i * c.taps;
+        int32_t acc = 1 << (kPrecisionBits - 1);
+        for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(window[t * C]) * k[t];
+        *out = clip8_device(acc);
+      }
     } else {
       const double* k = c.w + i * c.taps;
       double even = 0.0, odd = 0.0;
@@ -78,7 +97,7 @@ __global__ void rows_kernel(const T* __restrict__ src, int64_t src_plane, int64_
 // Output sample (p, i, x) of resample_columns<T>: rows start[i] .. start[i] + count[i] - 1 of plane p.
 template <typename T>
 __global__ void columns_kernel(const T* __restrict__ src, int64_t src_plane, T* __restrict__ dst, int64_t dst_plane,
-                               int64_t len, int64_t total, AxisWeights c) {
+                               int64_t len, int64_t total, AxisWeights c, bool fast) {
   for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t x = e % len;
@@ -89,10 +108,14 @@ __global__ void columns_kernel(const T* __restrict__ src, int64_t src_plane, T* 
     const int n = c.count[i];
     T* out = dst + p * dst_plane + i * len + x;
     if constexpr (std::is_same_v<T, uint8_t>) {
-      const int32_t* k = c.fixed + i * c.taps;
-      int32_t acc = 1 << (kPrecisionBits - 1);
-      for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(column[t * len]) * k[t];
-      *out = clip8_device(acc);
+      if (fast) {
+        *out = fast_column_sample_device(column, len, c.q15 + i * c.taps, n);
+      } else {
+        const int32_t* k = c.fixed + i * c.taps;
+        int32_t acc = 1 << (kPrecisionBits - 1);
+        for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(column[t * len]) * k[t];
+        *out = clip8_device(acc);
+      }
     } else {
       const double* k = c.w + i * c.taps;
       double acc = 0.0;
@@ -106,23 +129,23 @@ __global__ void columns_kernel(const T* __restrict__ src, int64_t src_plane, T* 
 
 template <typename T>
 void resample_rows_cuda(const T* src, int64_t src_plane, int64_t in_w, T* dst, int64_t dst_plane, int64_t out_w,
-                        int64_t rows, int64_t planes, int channels, const AxisWeights& c, void* stream) {
+                        int64_t rows, int64_t planes, int channels, const AxisWeights& c, bool fast, void* stream) {
   const int64_t total = planes * rows * out_w * channels;
   if (total == 0) return;
   const auto s = static_cast<cudaStream_t>(stream);
   const unsigned blocks = blocks_for(total);
   switch (channels) {
     case 1:
-      rows_kernel<T, 1><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c);
+      rows_kernel<T, 1><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c, fast);
       break;
     case 2:
-      rows_kernel<T, 2><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c);
+      rows_kernel<T, 2><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c, fast);
       break;
     case 3:
-      rows_kernel<T, 3><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c);
+      rows_kernel<T, 3><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c, fast);
       break;
     default:
-      rows_kernel<T, 4><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c);
+      rows_kernel<T, 4><<<blocks, kThreads, 0, s>>>(src, src_plane, in_w, dst, dst_plane, out_w, rows, total, c, fast);
       break;
   }
   accel::check_cuda(cudaGetLastError(), "resize kernel (horizontal pass)");
@@ -130,18 +153,19 @@ void resample_rows_cuda(const T* src, int64_t src_plane, int64_t in_w, T* dst, i
 
 template <typename T>
 void resample_columns_cuda(const T* src, int64_t src_plane, T* dst, int64_t dst_plane, int64_t len, int64_t planes,
-                           const AxisWeights& c, void* stream) {
+                           const AxisWeights& c, bool fast, void* stream) {
   const int64_t total = planes * c.size * len;
   if (total == 0) return;
-  columns_kernel<T><<<blocks_for(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(src, src_plane, dst,
-                                                                                           dst_plane, len, total, c);
+  columns_kernel<T><<<blocks_for(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      src, src_plane, dst, dst_plane, len, total, c, fast);
   accel::check_cuda(cudaGetLastError(), "resize kernel (vertical pass)");
 }
 
-#define LOOM_RESIZE_CUDA(T)                                                                                    \
-  template void resample_rows_cuda<T>(const T*, int64_t, int64_t, T*, int64_t, int64_t, int64_t, int64_t, int, \
-                                      const AxisWeights&, void*);                                              \
-  template void resample_columns_cuda<T>(const T*, int64_t, T*, int64_t, int64_t, int64_t, const AxisWeights&, void*);
+#define LOOM_RESIZE_CUDA(T)                                                                                          \
+  template void resample_rows_cuda<T>(const T*, int64_t, int64_t, T*, int64_t, int64_t, int64_t, int64_t, int,       \
+                                      const AxisWeights&, bool, void*);                                              \
+  template void resample_columns_cuda<T>(const T*, int64_t, T*, int64_t, int64_t, int64_t, const AxisWeights&, bool, \
+                                         void*);
 LOOM_RESIZE_CUDA(uint8_t)
 LOOM_RESIZE_CUDA(uint16_t)
 LOOM_RESIZE_CUDA(float)

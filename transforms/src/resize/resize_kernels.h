@@ -155,18 +155,19 @@ void resample_rows_u8_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64
                            const AxisWeights& c);
 void resample_columns_u8_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c);
 
-// CUDA twins (resize.cu, built with LOOM_WITH_CUDA) of resample_rows<C, T> and resample_columns<T>
-// for uint8, uint16 and float32, over `planes` images at once (image p at src + p * src_plane and
-// dst + p * dst_plane, in elements; CHW runs each channel as a 1-channel plane, HWC one plane of
-// `channels` interleaved channels): the same sums in the same order (uint8: kPrecisionBits fixed
-// point, rounded and clamped; uint16 and float32: double products and sums, no fused multiply-add),
-// so the same bits as the scalar references. src, dst and the weights' start, count, fixed (uint8)
-// and w (the others) are device addresses; the pass is queued on `stream` (a cudaStream_t).
+// CUDA twins (resize.cu, built with LOOM_WITH_CUDA) over `planes` images at once (image p at src + p *
+// src_plane and dst + p * dst_plane, in elements; CHW runs each channel as a 1-channel plane, HWC one
+// plane of `channels` interleaved channels), for uint8, uint16 and float32: resample_rows<C, T> and
+// resample_columns<T>, or with `fast` (uint8 only) resample_rows_fast<C> (the w16 weights) and
+// resample_columns_fast (the q15 weights). The same sums in the same order (uint8: integers; uint16
+// and float32: double products and sums, no fused multiply-add), so the same bits as the scalar
+// references. src, dst and the weights' start, count and the weights the pass reads are device
+// addresses; the pass is queued on `stream` (a cudaStream_t).
 template <typename T>
 void resample_rows_cuda(const T* src, int64_t src_plane, int64_t in_w, T* dst, int64_t dst_plane, int64_t out_w,
-                        int64_t rows, int64_t planes, int channels, const AxisWeights& c, void* stream);
+                        int64_t rows, int64_t planes, int channels, const AxisWeights& c, bool fast, void* stream);
 template <typename T>
 void resample_columns_cuda(const T* src, int64_t src_plane, T* dst, int64_t dst_plane, int64_t len, int64_t planes,
-                           const AxisWeights& c, void* stream);
+                           const AxisWeights& c, bool fast, void* stream);
 
 }  // namespace loom::transforms
