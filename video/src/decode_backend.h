@@ -8,11 +8,12 @@
 // Backends:
 // - CPU (cpu_backend.cc): software decoding with FFmpeg's threads, swscale to RGB24 with the frame's
 //   own matrix and range, output_size in the same pass.
-// - CUDA/NVDEC (not written yet): configure() sets codec.hw_device_ctx (an AV_HWDEVICE_TYPE_CUDA
-//   device on the CUDA context of accel/) and a get_format callback that picks AV_PIX_FMT_CUDA;
-//   convert() turns the NV12/P010 surface in frame.data[] (device pointers) into RGB with a CUDA kernel
-//   straight into slot.data, a device pointer; device() is that CUDA device, and the decoder's output
-//   tensors are allocated there. make_decode_backend() chooses it from the decoder's options.
+// - CUDA/NVDEC (cuda_backend.cc, CUDA builds only): configure() sets codec.hw_device_ctx (an
+//   AV_HWDEVICE_TYPE_CUDA device on the primary CUDA context of the requested device, one per process
+//   and device) and a get_format callback that picks AV_PIX_FMT_CUDA; convert() turns the NV12/P010
+//   surface in frame.data[] (device pointers) into RGB with the CUDA kernel of nv12_to_rgb.cu straight
+//   into slot.data, a device pointer; device() is that CUDA device, and the decoder's output tensors
+//   are allocated there. With DecoderOptions::cpu_fallback it decodes on the CPU what NVDEC cannot.
 #pragma once
 
 extern "C" {
@@ -22,6 +23,7 @@ extern "C" {
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "loom/codec/layout.h"
 #include "loom/codec/tensor.h"
@@ -52,9 +54,17 @@ class DecodeBackend {
 // The CPU backend (swscale).
 std::unique_ptr<DecodeBackend> make_cpu_backend();
 
-// The backend for `options`: the CPU one (the only one so far; a CUDA backend is chosen here).
-inline std::unique_ptr<DecodeBackend> make_decode_backend(const DecoderOptions& /*options*/) {
-  return make_cpu_backend();
-}
+// The backend for `options` (`name` names the input in its errors): the CPU one for a CPU device; for
+// a CUDA device the CUDA backend, or, in a build without CUDA, the CPU one with cpu_fallback and
+// Error(kUnsupported) without. A negative CUDA device index is Error(kInvalidInput).
+std::unique_ptr<DecodeBackend> make_decode_backend(const DecoderOptions& options, const std::string& name);
+
+#if defined(LOOM_WITH_CUDA)
+// The CUDA backend (cuda_backend.cc). Its configure() throws Error(kUnsupported) (without
+// options.cpu_fallback) for a codec FFmpeg has no CUDA decoder for, a device this process cannot use
+// or an NVDEC device that does not open; device() is the CPU once it has fallen back for want of a
+// device.
+std::unique_ptr<DecodeBackend> make_cuda_backend(const DecoderOptions& options, const std::string& name);
+#endif
 
 }  // namespace loom::video::detail

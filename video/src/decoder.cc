@@ -1,6 +1,7 @@
 // VideoDecoder: the output assembly. It asks the seek rules (seek_rules.h) which frames an index or a
 // time names, the frame source (frame_source.h: demux and decode) for those frames, and the decode
-// backend (decode_backend.h: CPU today) to convert each into its slot of the output tensor.
+// backend (decode_backend.h: CPU, or CUDA/NVDEC) to convert each into its slot of the output tensor, which
+// lives on the backend's device.
 #include "loom/video/decoder.h"
 
 #include <fmt/format.h>
@@ -16,6 +17,9 @@
 #include "decode_backend.h"
 #include "frame_index.h"
 #include "frame_source.h"
+#include "loom/accel/cuda.h"
+#include "loom/accel/device_memory.h"
+#include "loom/accel/stream.h"
 #include "loom/codec/error.h"
 #include "seek_rules.h"
 #include "stream_metadata.h"
@@ -55,7 +59,10 @@ using detail::FrameTarget;
 
 struct VideoDecoder::Impl {
   Impl(std::string input, const DecoderOptions& opts)
-      : name(std::move(input)), options(opts), backend(detail::make_decode_backend(opts)), source(name, opts.limits) {}
+      : name(std::move(input)),
+        options(opts),
+        backend(detail::make_decode_backend(opts, name)),
+        source(name, opts.limits) {}
 
   std::string name;
   DecoderOptions options;                          // output_size: the current one
@@ -91,6 +98,12 @@ void VideoDecoder::Impl::setup() {
   source.open_stream(options.stream_index, *backend, options);
   meta = detail::describe_stream(source.format(), source.stream());
   turns = options.apply_rotation ? quarter_turns(meta.stream.rotation) : 0;
+  if (turns != 0 && !backend->device().is_cpu()) {
+    throw Error(ErrorCode::kUnsupported, name,
+                fmt::format("apply_rotation on a CUDA device: the stream is rotated by {} degrees, and frames are "
+                            "turned on the CPU only (decode without apply_rotation, or on the CPU)",
+                            meta.stream.rotation));
+  }
   set_output_size(options.output_size);
   rules = make_seek_rules();
   rules->describe(meta);
@@ -171,7 +184,8 @@ std::vector<FrameTarget> VideoDecoder::Impl::targets_of(std::span<const int64_t>
   return targets;
 }
 
-// Output tensors live on the backend's device; only the CPU so far (a CUDA backend allocates there).
+// Output tensors live on the backend's device (a CUDA one: from accel's caching allocator, for the
+// current stream, on which the conversions are queued).
 Tensor VideoDecoder::Impl::allocate(int64_t n) const {
   const uint64_t bytes = static_cast<uint64_t>(n) * 3 * static_cast<uint64_t>(out_width) * out_height;
   if (options.limits.max_bytes > 0 && bytes > options.limits.max_bytes) {
@@ -179,7 +193,14 @@ Tensor VideoDecoder::Impl::allocate(int64_t n) const {
                 fmt::format("{} frames of {}x{} need {} bytes, more than Limits::max_bytes ({})", n, out_width,
                             out_height, bytes, options.limits.max_bytes));
   }
-  if (options.dimension_order == Layout::kHWC) return Tensor::empty({n, out_height, out_width, 3}, DType::kUInt8);
+  const Device device = backend->device();
+  const bool hwc = options.dimension_order == Layout::kHWC;
+  if (!device.is_cpu()) {
+    const accel::Stream stream = accel::current_stream(device.index);
+    if (hwc) return accel::empty_device({n, out_height, out_width, 3}, DType::kUInt8, device, stream);
+    return accel::empty_device({n, 3, out_height, out_width}, DType::kUInt8, device, stream);
+  }
+  if (hwc) return Tensor::empty({n, out_height, out_width, 3}, DType::kUInt8);
   return Tensor::empty({n, 3, out_height, out_width}, DType::kUInt8);
 }
 
@@ -189,6 +210,10 @@ detail::OutputSlot VideoDecoder::Impl::slot_of(const Tensor& out, int64_t slot) 
 }
 
 void VideoDecoder::Impl::copy_slot(const Tensor& out, int64_t from, int64_t to) const {
+  if (!out.device().is_cpu()) {
+    accel::copy_into(out.select(0, from), out.select(0, to), accel::current_stream(out.device().index));
+    return;
+  }
   const size_t bytes = static_cast<size_t>(out_width) * out_height * 3;
   uint8_t* base = static_cast<uint8_t*>(out.data());
   std::memcpy(base + to * bytes, base + from * bytes, bytes);
@@ -258,6 +283,10 @@ const StreamMetadata& VideoDecoder::metadata() const {
 
 int64_t VideoDecoder::num_frames() const {
   return impl_->rules->num_frames();
+}
+
+Device VideoDecoder::device() const {
+  return impl_->backend->device();
 }
 
 const DecodeStats& VideoDecoder::decode_stats() const {

@@ -29,13 +29,24 @@
 // Colour conversion is libswscale's, with the matrix (BT.601, BT.709, BT.2020, ...) and range
 // (limited/full) of each decoded frame (BT.601 when the stream does not say), the way the ffmpeg CLI's
 // scale filter does it, with SWS_BILINEAR; 10-bit sources convert directly. An output_size resizes in
-// the same swscale pass. Rotation metadata is reported, not applied.
+// the same swscale pass. Rotation metadata is reported, and applied only with apply_rotation.
 //
 // Errors: loom::Error naming the input. kInvalidInput for unreadable, corrupt or truncated media and
 // for out-of-range indices or times; kUnsupported for formats outside the whitelist (playlists, concat
 // lists and network protocols are refused) or without a decoder; kLimitExceeded past Limits
 // (max_pixels, max_bytes, deadline_seconds on every blocking call); kIo when a file cannot be read.
 // A truncated file yields the frames before the cut; asking for a later frame throws kInvalidInput.
+//
+// Device decode (DecoderOptions::device = Device::cuda(i)): packets are demuxed and seeked on the CPU
+// exactly as above (same indices, times and seek rules); NVDEC decodes them into NV12/P010 surfaces on
+// the device, and a CUDA kernel converts each into its output frame with the frame's own matrix and
+// range, as swscale reads it (within 2 levels of the CPU frames for 8-bit sources, 4 for 10-bit). With
+// an output_size other than the coded size, or a surface format other than NV12/P010/P016, the surface
+// is copied to the host, converted (and resized) by swscale as on the CPU, and copied back. The work is
+// queued on loom::accel::current_stream(i) (loom/accel/stream.h) and may still run when a call
+// returns: the returned tensors are ready once that stream has passed it (synchronize the stream, or
+// wait on an event recorded there), as for loom's other device operations. apply_rotation with a
+// rotated stream is not supported on a CUDA device (Error(kUnsupported) at open).
 //
 // Thread safety: a VideoDecoder is used by one thread at a time (its methods are not const because
 // they move the decode position). Distinct decoders are independent and may run on different threads.
@@ -89,6 +100,17 @@ struct DecoderOptions {
   // degrees; other angles are left alone), as ffmpeg's autorotate and players show them. Off by
   // default, as in TorchCodec; metadata keeps the coded size either way.
   bool apply_rotation = false;
+  // Where frames are decoded and returned. Device::cpu(): FFmpeg's software decoders and swscale.
+  // Device::cuda(i): NVDEC through FFmpeg's CUDA hwaccel on CUDA device i, the colour conversion by a
+  // CUDA kernel, frames returned as tensors on that device (see "Device decode" below). Without
+  // cpu_fallback, a stream NVDEC cannot decode throws Error(kUnsupported) naming the file and why: a
+  // build without CUDA, no such device, no CUDA decoder in FFmpeg for the codec (at open), a profile or
+  // bit depth the GPU's decoder refuses (at the first decoded frame).
+  Device device = Device::cpu();
+  // With a CUDA device: decode on the CPU where NVDEC cannot, instead of throwing. Frames still come
+  // out on the CUDA device when there is one (converted by swscale, then copied), else on the CPU;
+  // VideoDecoder::device() tells which. Ignored for the CPU.
+  bool cpu_fallback = false;
   Limits limits;
 };
 
@@ -138,6 +160,9 @@ class VideoDecoder {
   ~VideoDecoder();
 
   const StreamMetadata& metadata() const;
+  // The device the frames come out on: options.device, or the CPU when cpu_fallback decodes on the
+  // CPU for want of a CUDA device.
+  Device device() const;
   // Frames addressable by index: the scanned/custom count, or the header's estimate (approximate).
   int64_t num_frames() const;
 
