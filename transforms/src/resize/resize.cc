@@ -336,7 +336,7 @@ Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& op
     return out;
   }
   if (!plan.horizontal) {
-    resample_columns_cuda(in, in_plane, dst, out_plane, in_w * c, planes, vw, fast_columns, s);
+    resample_columns_cuda(in + row_lo * in_w * c, in_plane, dst, out_plane, in_w * c, planes, vw, fast_columns, s);
     return out;
   }
   if (plan.vertical_first) {

@@ -12,7 +12,8 @@
 // torchvision); normalize and to_dtype accept any channel count.
 // Errors: Error(kInvalidInput) for a tensor that is not 3-D, a channel count the op does not accept, or
 // a parameter out of its range (each function says which); Error(kUnsupported) for another dtype or a
-// tensor that is not on the CPU.
+// tensor that is not on the CPU (normalize and normalize_into also take an image on a usable CUDA
+// device: see there).
 // Thread safety: reentrant.
 #pragma once
 
@@ -48,11 +49,14 @@ struct NormalizeOptions {
 // float32 operations as torchvision v2, so results are bit-identical with them). float32 input:
 // (x - mean) / std. mean and std hold 1 value (for every channel) or one per channel; any std of 0
 // throws Error(kInvalidInput). SIMD (Highway) for 1 and 3 channels, in any input/output layout pair.
+// An image on a CUDA device (CUDA builds) gives a result on that device, bit-equal with the CPU's,
+// queued on the device's current stream (the call returns once the work is queued).
 Tensor normalize(const Tensor& image, const std::vector<float>& mean, const std::vector<float>& std,
                  const NormalizeOptions& options = {});
-// The same, written into `out`: a contiguous float32 CPU tensor of the output's shape ([C, H, W] or
-// [H, W, C] as options.output_layout says), for example one image's slot of a batch. Error(kInvalidInput)
-// naming "normalize" for another shape, dtype or a tensor that is not contiguous.
+// The same, written into `out`: a contiguous float32 tensor on the image's device of the output's
+// shape ([C, H, W] or [H, W, C] as options.output_layout says), for example one image's slot of a
+// batch. Error(kInvalidInput) naming "normalize" for another shape, dtype or device or a tensor that is
+// not contiguous.
 void normalize_into(const Tensor& image, const Tensor& out, const std::vector<float>& mean,
                     const std::vector<float>& std, const NormalizeOptions& options = {});
 

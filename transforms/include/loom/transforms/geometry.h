@@ -6,7 +6,10 @@
 // float32. Warps sample the input like torch's grid_sample (align_corners=False, pixel centres at
 // i + 0.5); uint8 results are rounded half to even, as torchvision rounds. Error(kInvalidInput, <op>)
 // for an image that is not 3-D or annotations on another canvas, Error(kUnsupported, <op>) for an image
-// not on the CPU or of a dtype the op does not take.
+// not on the CPU or of a dtype the op does not take. The flips, crop, center_crop, pad, resize and
+// resized_crop also take an image on a CUDA device this process can use (CUDA builds): the image comes
+// back on that device, bit-equal with the CPU result, made on the device's current stream; the
+// annotations stay on the CPU.
 // Boxes and keypoints (annotations.h) are mapped through the same geometry; boxes are then clamped
 // with their own Clamping mode and their canvas becomes the new image size. A box that leaves the
 // image stays in the list (degenerate after clamping); SanitizeBoundingBoxes drops such boxes.

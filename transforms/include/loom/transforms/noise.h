@@ -15,7 +15,10 @@
 // Layout: any (the op is element-wise); any strides (copied to contiguous first); the result is a new
 // contiguous tensor of the input's shape and dtype. Any channel count.
 // Errors: Error(kInvalidInput) for sigma < 0, non-finite mean or sigma or a tensor that is not 3-D;
-// Error(kUnsupported) for a dtype other than uint8/float32 or a tensor not on the CPU.
+// Devices: the CPU, or with a CUDA build a CUDA device this process can use: the result is then on that
+// device, bit-equal with the CPU's for the same Rng state (see docs/transforms.md for the one
+// theoretical exception), queued on the device's current stream.
+// Error(kUnsupported) for a dtype other than uint8/float32 or a tensor on a device loom cannot use here.
 // Thread safety: reentrant; `rng` is the caller's (one per thread).
 #pragma once
 

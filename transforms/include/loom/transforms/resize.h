@@ -68,8 +68,12 @@ struct ResizeOptions {
   bool pillow_exact = false;
 };
 
+// Devices: the CPU, or with a CUDA build a CUDA device this process can use: the result is then on that
+// device, made by the CUDA twin of the same passes on the device's current stream (accel::StreamGuard;
+// the call returns once the work is queued), bit-equal with the CPU result for the same options.
 // Throws loom::Error(kInvalidInput) for a tensor that is not 3-D, an empty image or target or a channel
-// count outside 1 to 4, and Error(kUnsupported) for another dtype or a tensor that is not on the CPU.
+// count outside 1 to 4, and Error(kUnsupported) for another dtype or a tensor on a device loom cannot
+// use here.
 Tensor resize(const Tensor& image, Size size, const ResizeOptions& options = {});
 
 // torchvision's Resize(size) with one number: the shorter side becomes `shorter`, the longer one
