@@ -45,11 +45,15 @@ video::SeekMode seek_mode_from(const std::string& name) {
   throw nb::value_error(("seek_mode must be 'exact' or 'approximate', not '" + name + "'").c_str());
 }
 
-void check_cpu(const std::string& device, const char* what) {
-  if (device != "cpu") {
-    throw Error(ErrorCode::kUnsupported, what,
-                "device '" + device + "': loom decodes on the CPU (move the frames with .to())");
+// "cpu", "cuda" (device 0) or "cuda:N", as torch names devices; anything else is ValueError.
+Device video_device_from(const std::string& name) {
+  if (name == "cpu") return Device::cpu();
+  if (name == "cuda") return Device::cuda(0);
+  if (name.rfind("cuda:", 0) == 0 && name.size() > 5 && name.size() <= 14 &&
+      name.find_first_not_of("0123456789", 5) == std::string::npos) {
+    return Device::cuda(std::stoi(name.substr(5)));
   }
+  throw nb::value_error(("device must be 'cpu', 'cuda' or 'cuda:N', not '" + name + "'").c_str());
 }
 
 nb::object video_metadata(const video::StreamMetadata& m, int64_t num_frames) {
@@ -88,8 +92,8 @@ nb::object video_metadata(const video::StreamMetadata& m, int64_t num_frames) {
 
 void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stream_index,
                 const std::string& dimension_order, const std::string& seek_mode, int num_ffmpeg_threads,
-                const std::string& device, bool apply_rotation) {
-  check_cpu(device, "VideoDecoder");
+                const std::string& device, bool apply_rotation, bool cpu_fallback) {
+  const Device decode_device = video_device_from(device);
   if (num_ffmpeg_threads < 0) throw nb::value_error("num_ffmpeg_threads must be >= 0 (0 lets FFmpeg choose)");
   video::DecoderOptions options;
   options.stream_index = stream_index.value_or(-1);
@@ -97,6 +101,8 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
   options.seek_mode = seek_mode_from(seek_mode);
   options.num_threads = num_ffmpeg_threads;
   options.apply_rotation = apply_rotation;
+  options.device = decode_device;
+  options.cpu_fallback = cpu_fallback;
   MediaSource media = MediaSource::from_python(source, "VideoDecoder source");
   std::optional<video::VideoDecoder> decoder;
   {
@@ -111,8 +117,9 @@ void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stre
     destroy_without_gil(decoder);
     throw;
   }
-  new (self) VideoDecoderPy{std::move(media), stream_index,       dimension_order,     seek_mode, num_ffmpeg_threads,
-                            apply_rotation,   std::move(decoder), std::move(metadata), {}};
+  new (self) VideoDecoderPy{
+      std::move(media), stream_index,       dimension_order,     seek_mode, num_ffmpeg_threads, apply_rotation, device,
+      cpu_fallback,     std::move(decoder), std::move(metadata), {}};
 }
 
 // i normalised to [0, n), or IndexError as TorchCodec raises.
@@ -174,6 +181,8 @@ nb::object reduce_video(const VideoDecoderPy& self) {
   options["seek_mode"] = self.seek_mode;
   options["num_ffmpeg_threads"] = self.num_ffmpeg_threads;
   options["apply_rotation"] = self.apply_rotation;
+  options["device"] = self.device;
+  options["cpu_fallback"] = self.cpu_fallback;
   nb::object reopen = nb::module_::import_("loom.decoders").attr("_reopen_video_decoder");
   return nb::make_tuple(reopen, nb::make_tuple(self.source.to_python(), options));
 }
@@ -186,7 +195,11 @@ void bind_video_decoder(nb::module_& m) {
       "the decoder owns them). stream_index: None picks FFmpeg's best video stream. dimension_order:\n"
       "'NCHW' (default) or 'NHWC'. seek_mode: 'exact' (default; scans the packets at open: indices and\n"
       "times are right for any file) or 'approximate' (trusts the header). num_ffmpeg_threads: FFmpeg's\n"
-      "decoding threads (0 lets FFmpeg choose; default 1, as TorchCodec). device: 'cpu' only.\n"
+      "decoding threads (0 lets FFmpeg choose; default 1, as TorchCodec). device: 'cpu' (default), 'cuda' or\n"
+      "'cuda:N': NVDEC through FFmpeg's CUDA hwaccel, colour converted on the GPU, frames on that device\n"
+      "(loom.UnsupportedError naming the file when there is no CUDA build, device or hardware decoder for\n"
+      "the stream). cpu_fallback (loom only): decode on the CPU where NVDEC cannot (frames still on the\n"
+      "device when there is one).\n"
       "apply_rotation (loom only): turn frames as the display matrix says (phone clips), as ffmpeg shows\n"
       "them; metadata keeps the coded size.\n\n"
       "Frames are uint8 RGB (libswscale, bilinear, with each frame's colour matrix and range, as the ffmpeg\n"
@@ -198,7 +211,7 @@ void bind_video_decoder(nb::module_& m) {
       "other value) do not survive fork(), so pickle such a decoder to the child instead.")
       .def("__init__", &open_video, "source"_a, nb::kw_only(), "stream_index"_a = nb::none(),
            "dimension_order"_a = "NCHW", "seek_mode"_a = "exact", "num_ffmpeg_threads"_a = 1, "device"_a = "cpu",
-           "apply_rotation"_a = false)
+           "apply_rotation"_a = false, "cpu_fallback"_a = false)
       .def_prop_ro(
           "metadata", [](const VideoDecoderPy& self) { return self.metadata; },
           "VideoStreamMetadata of the decoded stream.")

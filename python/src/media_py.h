@@ -53,6 +53,8 @@ struct VideoDecoderPy {
   std::string seek_mode;        // "exact" or "approximate"
   int num_ffmpeg_threads = 1;
   bool apply_rotation = false;  // loom only: DecoderOptions::apply_rotation
+  std::string device;           // "cpu", "cuda" or "cuda:N", as given
+  bool cpu_fallback = false;    // loom only: DecoderOptions::cpu_fallback
   std::optional<video::VideoDecoder> decoder;
   nb::object metadata;  // loom._media_types.VideoStreamMetadata, built at open
   std::mutex busy;

@@ -240,11 +240,31 @@ def test_options_are_checked(media):
         VideoDecoder(path, dimension_order="CHW")
     with pytest.raises(ValueError, match="seek_mode"):
         VideoDecoder(path, seek_mode="fast")
-    with pytest.raises(loom.UnsupportedError, match="device 'cuda'"):
-        VideoDecoder(path, device="cuda")
+    for device in ("gpu", "cuda:", "cuda:x", "cuda:-1", "CUDA"):
+        with pytest.raises(ValueError, match="device must be"):
+            VideoDecoder(path, device=device)
     with pytest.raises(TypeError):
         VideoDecoder(12)
     assert torch.equal(VideoDecoder(path, num_ffmpeg_threads=0)[30], VideoDecoder(path)[30])
+
+
+@pytest.mark.skipif(loom.cuda.device_count() > 0, reason="a CUDA device is present")
+def test_cuda_device_without_a_device(media):
+    """device='cuda' where no device is usable: UnsupportedError naming the file; cpu_fallback decodes on
+    the CPU (the same frames), and pickles with its options."""
+    path = video(media)
+    for device in ("cuda", "cuda:0", "cuda:3"):
+        with pytest.raises(loom.UnsupportedError, match="cpu_fallback") as caught:
+            VideoDecoder(path, device=device)
+        assert str(path) in str(caught.value)
+        assert f"device {device if ':' in device else 'cuda:0'}" in str(caught.value)
+    fallback = VideoDecoder(path, device="cuda", cpu_fallback=True)
+    assert fallback[7].device.type == "cpu"
+    assert torch.equal(fallback[7], VideoDecoder(path)[7])
+    again = pickle.loads(pickle.dumps(fallback))
+    assert torch.equal(again[7], fallback[7])
+    options = fallback.__reduce__()[1][1]
+    assert options["device"] == "cuda" and options["cpu_fallback"] is True
 
 
 def test_errors(media, tmp_path):
