@@ -66,6 +66,8 @@ install_packages() {
 }
 
 MEDIA=${LOOM_MEDIA_DIR:-$(pwd)/../shared/media}
+# The CUDA toolkit's usual home, for LOOM_CUDA=AUTO when a login shell did not put nvcc on the PATH.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 JOBS=$(nproc)
 # Paths in ccache keys relative to the checkout: the wheel build (tests/wheel) reuses these objects.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(pwd)}

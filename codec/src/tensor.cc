@@ -76,6 +76,22 @@ size_t element_size(DType dtype) {
   return 1;
 }
 
+Device parse_device(std::string_view name) {
+  if (name == "cpu") return Device::cpu();
+  if (name == "cuda") return Device::cuda(0);
+  const std::string_view digits = name.substr(std::min<size_t>(name.size(), 5));
+  if (name.starts_with("cuda:") && !digits.empty() && digits.size() <= 4 &&
+      digits.find_first_not_of("0123456789") == std::string_view::npos) {
+    return Device::cuda(std::stoi(std::string(digits)));
+  }
+  throw Error(ErrorCode::kInvalidInput, "device",
+              "'" + std::string(name) + "' is not a device: use 'cpu', 'cuda' or 'cuda:N'");
+}
+
+std::string to_string(Device device) {
+  return device.is_cpu() ? std::string("cpu") : "cuda:" + std::to_string(device.index);
+}
+
 std::string_view to_string(DType dtype) {
   switch (dtype) {
     case DType::kUInt8: return "uint8";

@@ -4,18 +4,18 @@
 
 #include <cctype>
 
+#include "loom/codec/error.h"
+
 namespace loom::python {
 
 namespace nb = nanobind;
 
 Device device_named(const std::string& name, const char* what) {
-  if (name == "cpu") return Device::cpu();
-  if (name == "cuda") return Device::cuda(0);
-  if (name.starts_with("cuda:") && name.size() > 5 && name.size() <= 8 &&
-      name.find_first_not_of("0123456789", 5) == std::string::npos) {
-    return Device::cuda(std::stoi(name.substr(5)));
+  try {
+    return parse_device(name);
+  } catch (const Error&) {
+    throw nb::value_error((std::string(what) + " must be 'cpu', 'cuda' or 'cuda:N', not '" + name + "'").c_str());
   }
-  throw nb::value_error((std::string(what) + " must be 'cpu', 'cuda' or 'cuda:N', not '" + name + "'").c_str());
 }
 
 Layout layout_named(const std::string& name, const char* what) {

@@ -108,6 +108,18 @@ TEST(TensorTest, DTypeNames) {
   EXPECT_EQ(to_string(DType::kFloat64), "float64");
 }
 
+TEST(TensorTest, DeviceNamesAreTorchs) {
+  EXPECT_EQ(parse_device("cpu"), Device::cpu());
+  EXPECT_EQ(parse_device("cuda"), Device::cuda(0));
+  EXPECT_EQ(parse_device("cuda:3"), Device::cuda(3));
+  EXPECT_EQ(to_string(Device::cpu()), "cpu");
+  EXPECT_EQ(to_string(Device::cuda(2)), "cuda:2");
+  EXPECT_EQ(parse_device(to_string(Device::cuda(17))), Device::cuda(17));
+  for (const char* bad : {"", "gpu", "CUDA", "cuda:", "cuda:-1", "cuda:1x", "cuda:99999", " cpu", "cuda:0 "}) {
+    EXPECT_EQ(error_code_of([&] { parse_device(bad); }), ErrorCode::kInvalidInput) << bad;
+  }
+}
+
 TEST(TensorTest, EmptyIsRowMajorAlignedAndContiguous) {
   Tensor t = Tensor::empty({2, 3, 4}, DType::kFloat32);
   ASSERT_TRUE(t.defined());

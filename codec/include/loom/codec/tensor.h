@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "loom/codec/api.h"
@@ -75,6 +76,11 @@ struct Device {
   bool is_cpu() const { return type == DeviceType::kCPU; }
   bool operator==(const Device&) const = default;
 };
+
+// "cpu", "cuda" (device 0) or "cuda:N", as torch names devices; Error(kInvalidInput) for anything else.
+Device parse_device(std::string_view name);
+// The name parse_device reads: "cpu" or "cuda:N".
+std::string to_string(Device device);
 
 inline constexpr int kMaxDims = 5;
 // Alignment of the storage that Tensor::empty allocates.
