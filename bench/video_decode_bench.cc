@@ -1,16 +1,18 @@
 // loom_bench_video_decode: loom::video::VideoDecoder time per file and workload.
 //
 // Usage: loom_bench_video_decode --workload W [--threads T] [--reps R] [--batch B] [--indices I,J,...]
-//                                [--seek-mode exact|approximate] FILE [FILE ...]
+//                                [--seek-mode exact|approximate] [--device cpu|cuda|cuda:N] FILE [FILE ...]
 //
 // Workloads (each timed from VideoDecoder::open to the last frame, so the exact-mode packet scan counts):
 //   sequential  every frame to uint8 RGB (NHWC), in batches of B frames (--batch, default 8; get_frames_in_range), like
 //               `ffmpeg -f rawvideo -pix_fmt rgb24` or PyAV decoding every frame
 //   first100    get_frames_in_range(0, 100): TorchCodec's "first 100 frames" workload
 //   random      get_frames_at(indices): the frames listed by --indices (TorchCodec's "10 random frames")
-// T is the FFmpeg decoding thread count (DecoderOptions::num_threads). One untimed call, then the median
-// of R timed calls (default 3), printed as one JSON line:
-//   {"workload": "sequential", "file": "a.mp4", "stream": 0, "threads": 1, "frames": 900, "ms": 1234.5}
+// T is the FFmpeg decoding thread count (DecoderOptions::num_threads). --device cuda decodes with NVDEC
+// (DecoderOptions::device); each call then waits for the device's work to finish before the clock stops.
+// One untimed call, then the median of R timed calls (default 3), printed as one JSON line:
+//   {"workload": "sequential", "file": "a.mp4", "stream": 0, "threads": 1, "device": "cpu", "frames": 900,
+//    "ms": 1234.5}
 // ("stream" is the video stream loom picked, so that the peers decode the same one.)
 // Driven by bench/video_decode.py, which times the ffmpeg CLI and PyAV on the same files.
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "json_escape.h"
+#include "loom/accel/stream.h"
 #include "loom/video/decoder.h"
 
 namespace {
@@ -47,16 +50,20 @@ int64_t run_once(const std::string& workload, const std::string& path, const loo
                  const std::vector<int64_t>& indices, int64_t batch, int* stream) {
   auto decoder = loom::video::VideoDecoder::open(path, options);
   *stream = decoder.metadata().stream.index;
+  int64_t done = 0;
   if (workload == "sequential") {
     const int64_t n = decoder.num_frames();
-    int64_t done = 0;
     for (int64_t i = 0; i < n; i += batch)
       done += decoder.get_frames_in_range(i, std::min(i + batch, n)).data.shape()[0];
-    return done;
+  } else if (workload == "first100") {
+    done = decoder.get_frames_in_range(0, 100).data.shape()[0];
+  } else if (workload == "random") {
+    done = decoder.get_frames_at(indices).data.shape()[0];
+  } else {
+    throw std::invalid_argument("unknown workload " + workload);
   }
-  if (workload == "first100") return decoder.get_frames_in_range(0, 100).data.shape()[0];
-  if (workload == "random") return decoder.get_frames_at(indices).data.shape()[0];
-  throw std::invalid_argument("unknown workload " + workload);
+  if (!options.device.is_cpu()) loom::accel::current_stream(options.device.index).synchronize();
+  return done;
 }
 
 }  // namespace
@@ -82,6 +89,8 @@ int main(int argc, char** argv) {
       batch = std::max(1, std::atoi(argv[++a]));
     } else if (arg == "--indices" && has_value) {
       indices = parse_indices(argv[++a]);
+    } else if (arg == "--device" && has_value) {
+      options.device = loom::parse_device(argv[++a]);
     } else if (arg == "--seek-mode" && has_value) {
       const std::string m = argv[++a];
       options.seek_mode = m == "approximate" ? loom::video::SeekMode::kApproximate : loom::video::SeekMode::kExact;
@@ -93,7 +102,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: %s --workload sequential|first100|random [--threads T] [--reps R] [--batch B] [--indices I,J,...] "
-        "[--seek-mode exact|approximate] FILE [FILE ...]\n",
+        "[--seek-mode exact|approximate] [--device cpu|cuda|cuda:N] FILE [FILE ...]\n",
         argv[0]);
     return 2;
   }
@@ -111,8 +120,10 @@ int main(int argc, char** argv) {
       }
       std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
       std::puts(
-          fmt::format(R"({{"workload": "{}", "file": "{}", "stream": {}, "threads": {}, "frames": {}, "ms": {:.3f}}})",
-                      workload, json_escape(path), stream, options.num_threads, frames, times[times.size() / 2] * 1e3)
+          fmt::format(
+              R"({{"workload": "{}", "file": "{}", "stream": {}, "threads": {}, "device": "{}", "frames": {}, "ms": {:.3f}}})",
+              workload, json_escape(path), stream, options.num_threads, loom::to_string(options.device), frames,
+              times[times.size() / 2] * 1e3)
               .c_str());
     } catch (const std::exception& e) {
       std::puts(fmt::format(R"({{"workload": "{}", "file": "{}", "threads": {}, "error": "{}"}})", workload,
