@@ -55,17 +55,25 @@ const char* signal_name(int sig) {
   }
 }
 
-void report(int sig) {
+// The run's counts as the signal found them.
+struct Snapshot {
+  int64_t total, ok, skipped, failed;
+  const char* noun;
+};
+
+Snapshot snapshot() {
+  const RunCounts& run = run_counts();
+  return {run.total.load(), run.ok.load(), run.skipped.load(), run.failed.load(), run.noun.load()};
+}
+
+void report(int sig, const Snapshot& run) {
   Line line;
   line << "\nloom: interrupted by " << signal_name(sig);
-  const RunCounts& run = run_counts();
-  const int64_t total = run.total.load();
-  if (total >= 0) {  // the summary's words (progress.h): "N ok, M skipped, K failed"
-    const int64_t ok = run.ok.load(), skipped = run.skipped.load(), failed = run.failed.load();
-    const char* noun = run.noun.load();
-    line << " after " << ok + skipped + failed << " of " << total << " " << noun << ": " << ok << " ok, ";
-    if (skipped > 0) line << skipped << " skipped, ";
-    line << failed << " failed; " << total - ok - skipped - failed << " not tried";
+  if (run.total >= 0) {  // the summary's words (progress.h): "N ok, M skipped, K failed"
+    line << " after " << run.ok + run.skipped + run.failed << " of " << run.total << " " << run.noun << ": " << run.ok
+         << " ok, ";
+    if (run.skipped > 0) line << run.skipped << " skipped, ";
+    line << run.failed << " failed; " << run.total - run.ok - run.skipped - run.failed << " not tried";
   }
   line << "; no partial output left\n";
   // Starts on a line of its own (after a progress bar or ^C). Nothing to do if stderr is gone.
@@ -81,11 +89,14 @@ void report(int sig) {
 // temporaries, the first one reports and ends the process, the others wait for that.
 void on_fatal_signal(int sig) {
   const int saved_errno = errno;
+  // Counted before the temporaries go: a worker whose temporary is removed below then fails to commit
+  // it, and that failure is the signal's doing, not the file's.
+  const Snapshot counts = snapshot();
   remove_pending_files();
   if (ending.exchange(true)) {
     for (;;) ::pause();
   }
-  report(sig);
+  report(sig, counts);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   ::sigaction(sig, &default_action, nullptr);
