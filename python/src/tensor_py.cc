@@ -300,14 +300,28 @@ Tensor from_capsule(nb::handle capsule, const char* what) {
   throw nb::type_error((std::string(what) + ": __dlpack__ did not return a DLPack capsule").c_str());
 }
 
+// The `stream` loom passes to a producer on a CUDA device: loom's current stream there (1 for CUDA's
+// legacy default stream, as the array API numbers it), which the producer makes wait for its work.
+// None for every other device (a CPU producer takes no stream).
+nb::object consumer_stream(nb::handle object) {
+  if (!nb::hasattr(object, "__dlpack_device__")) return nb::none();
+  const auto [type, index] = nb::cast<std::pair<int, int>>(object.attr("__dlpack_device__")());
+  if (type != kDLCUDA) return nb::none();
+  void* handle = accel::current_stream(index).handle();
+  return nb::int_(handle == nullptr ? intptr_t{1} : reinterpret_cast<intptr_t>(handle));
+}
+
 Tensor from_dlpack_producer(nb::handle object, const char* what) {
   nb::object method = nb::getattr(object, "__dlpack__");
+  const nb::object stream = consumer_stream(object);
   nb::object capsule;
   try {
-    capsule = method("max_version"_a = nb::make_tuple(1, 0));
+    capsule = stream.is_none() ? method("max_version"_a = nb::make_tuple(1, 0))
+                               : method("stream"_a = stream, "max_version"_a = nb::make_tuple(1, 0));
   } catch (nb::python_error& e) {
     if (!e.matches(PyExc_TypeError)) throw;
-    capsule = method();  // a producer from before DLPack 1.0 (torch 1.13, numpy 1.x)
+    // A producer from before DLPack 1.0 (torch 1.13, numpy 1.x).
+    capsule = stream.is_none() ? method() : method("stream"_a = stream);
   }
   return from_capsule(capsule, what);
 }

@@ -105,3 +105,21 @@ def test_a_torch_side_stream_sees_the_batch(folder):
             total = (b["image"] * 2).sum()
             assert torch.allclose(total.cpu(), (a["image"] * 2).sum(), rtol=1e-5)
     side.synchronize()
+
+
+@gpu
+@pytest.mark.gpu
+def test_torch_cuda_tensors_cross_both_ways_without_a_copy_and_run_loom_ops():
+    import loom.transforms.v2.functional as F
+
+    x = torch.arange(1000, device="cuda", dtype=torch.float32)
+    t = loom.from_dlpack(x)
+    assert t.device == "cuda:0" and t.data_ptr == x.data_ptr()
+    assert torch.from_dlpack(t).data_ptr() == x.data_ptr()
+    image = torch.randint(0, 256, (3, 120, 160), dtype=torch.uint8, device="cuda")
+    resized = F.resize(image, [60, 72], antialias=True)
+    assert resized.device == image.device
+    assert torch.equal(resized.cpu(), F.resize(image.cpu(), [60, 72], antialias=True))
+    normalized = F.normalize(image, [0.5, 0.4, 0.3], [0.25, 0.2, 0.3], output_layout="HWC")  # uint8 in, fused
+    expected = F.normalize(image.cpu(), [0.5, 0.4, 0.3], [0.25, 0.2, 0.3], output_layout="HWC")
+    assert normalized.device == image.device and torch.equal(normalized.cpu(), expected)
