@@ -29,6 +29,10 @@ void note_cuda_initialized() {
   if (!initialized.exchange(true)) initialized_in.store(getpid());
 }
 
+bool forked_after_cuda_init() noexcept {
+  return forked_after_init.load();
+}
+
 void check_cuda_fork_safety(const char* what) {
   if (!forked_after_init.load()) return;
   throw Error(ErrorCode::kUnsupported, what,

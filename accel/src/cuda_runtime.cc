@@ -12,15 +12,6 @@
 namespace loom::accel {
 namespace {
 
-bool fork_unsafe() {
-  try {
-    check_cuda_fork_safety("cuda");
-    return false;
-  } catch (const Error&) {
-    return true;
-  }
-}
-
 void check_contiguous(const Tensor& t, const char* what) {
   if (!t.is_contiguous()) {
     throw Error(ErrorCode::kUnsupported, "cuda",
@@ -74,7 +65,7 @@ bool built_with_cuda() {
 }
 
 int cuda_device_count() {
-  if (fork_unsafe()) return 0;
+  if (forked_after_cuda_init()) return 0;
   static int count = -1;
   static std::once_flag once;
   std::call_once(once, [] {

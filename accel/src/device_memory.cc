@@ -28,16 +28,6 @@ size_t megabytes_from_environment(const char* name, size_t fallback) {
   return *end == '\0' ? static_cast<size_t>(mb) << 20 : fallback << 20;
 }
 
-// Memory freed in a child forked after CUDA was initialised is left alone: the child cannot call CUDA.
-bool in_forked_child() {
-  try {
-    check_cuda_fork_safety("cuda");
-    return false;
-  } catch (const Error&) {
-    return true;
-  }
-}
-
 PoolBackend device_backend(int device) {
   PoolBackend b;
   b.allocate = [device](size_t bytes) -> void* {
@@ -50,7 +40,7 @@ PoolBackend device_backend(int device) {
     return p;
   };
   b.free = [device](void* p) {
-    if (in_forked_child()) return;
+    if (forked_after_cuda_init()) return;  // the child cannot call CUDA: its parent's memory stays as it is
     const DeviceGuard on(device);
     cudaFree(p);
   };
@@ -81,7 +71,7 @@ PoolBackend pinned_backend() {
     return p;
   };
   b.free = [](void* p) {
-    if (!in_forked_child()) cudaFreeHost(p);
+    if (!forked_after_cuda_init()) cudaFreeHost(p);
   };
   return b;  // pinned blocks belong to no stream: no events
 }

@@ -25,6 +25,7 @@ int in_child(F body) {
 
 TEST(CudaFork, AChildForkedAfterCudaInitIsRefused) {
   EXPECT_NO_THROW(check_cuda_fork_safety("cuda"));  // this process never initialised CUDA
+  EXPECT_FALSE(forked_after_cuda_init());
   // In a child (so that this test process stays clean): note CUDA, then fork again.
   const int code = in_child([] {
     note_cuda_initialized();
@@ -33,7 +34,9 @@ TEST(CudaFork, AChildForkedAfterCudaInitIsRefused) {
     } catch (...) {
       return false;
     }
+    if (forked_after_cuda_init()) return false;
     return in_child([] {
+             if (!forked_after_cuda_init() || cuda_device_count() != 0) return false;
              try {
                check_cuda_fork_safety("to_device");
              } catch (const Error& e) {

@@ -18,11 +18,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define LOOM_HOST_DEVICE __host__ __device__
-#else
-#define LOOM_HOST_DEVICE
-#endif
+#include "loom/accel/host_device.h"
 
 namespace loom::video::detail {
 

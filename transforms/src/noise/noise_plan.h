@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "loom/accel/host_device.h"
 
 namespace loom::transforms {
 

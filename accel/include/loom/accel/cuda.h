@@ -54,6 +54,10 @@ void check_cuda(int status, const char* what);
 // calls into the CUDA runtime calls it first, after check_cuda_fork_safety. Thread-safe.
 void note_cuda_initialized();
 
+// True in a process forked from one that had initialised CUDA (directly or through an ancestor): CUDA
+// must not be called there, not even to free memory. Never throws, never blocks.
+bool forked_after_cuda_init() noexcept;
+
 // Error(kUnsupported, "cuda") naming `what` when this process was forked from one that had
 // initialised CUDA (directly or through an ancestor); no-op otherwise. Thread-safe, never blocks.
 void check_cuda_fork_safety(const char* what);
