@@ -30,7 +30,9 @@
 //    (pillow_exact = false) the passes may run in the other order, and a vertical pass with weights in
 //    [0, 1] (every filter but bicubic) multiplies in 16 bits (samples with 7 fraction bits, weights
 //    with 15; each product off by at most 1/256 of a level): on the tests' images and noise the
-//    results stay within 1 of the pillow_exact ones and of Pillow's. uint8 bicubic keeps Pillow's order
+//    antialiased results stay within 1 of the pillow_exact ones and of Pillow's. Without antialias both
+//    paths stay within 1 of torchvision's result (below), so they may differ from each other by 2
+//    (random 8-bit noise, bilinear, in the other pass order). uint8 bicubic keeps Pillow's order
 //    and arithmetic, as its overshoot is clamped between the passes. Nearest and nearest-exact equal
 //    torch's exactly. antialias = false is within 1 of torchvision's uint8 result (the float interpolate, rounded and
 //    clamped) except where a bicubic horizontal pass overshoots 0..255 (sharp edges), as the clamp between passes
