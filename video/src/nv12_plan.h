@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "loom/accel/host_device.h"
+#include "loom/codec/api.h"
 
 namespace loom::video::detail {
 

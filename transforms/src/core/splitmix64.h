@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "loom/accel/host_device.h"
+#include "loom/codec/api.h"
 
 namespace loom::transforms::detail {
 

@@ -10,3 +10,12 @@
 // `struct LOOM_HIDDEN Impl;`: the members of a nested class otherwise take the exported visibility of
 // the class around them, and its out-of-line member functions would be exported.
 #define LOOM_HIDDEN __attribute__((visibility("hidden")))
+
+// Marks the inline functions of kernels' plan headers (transforms' noise hash and splitmix64, video's
+// NV12 pixel conversion) that CUDA twins run on the device as well: the same code on both sides, so the
+// same bits. __host__ __device__ under nvcc, nothing for the host compiler.
+#if defined(__CUDACC__)
+#define LOOM_HOST_DEVICE __host__ __device__
+#else
+#define LOOM_HOST_DEVICE
+#endif
