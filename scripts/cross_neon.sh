@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 out=${1:-build-aarch64}
 mkdir -p "$out"
 sources=(
-  codec/src/error.cc codec/src/tensor.cc codec/src/block_cache.cc accel/src/interleave_hwy.cc accel/src/pcm_hwy.cc
+  codec/src/error.cc codec/src/tensor.cc codec/src/block_cache.cc accel/src/cuda_runtime_none.cc accel/src/cuda_fork.cc
+  accel/src/current_stream.cc accel/src/interleave_hwy.cc accel/src/pcm_hwy.cc
   accel/src/polyphase_fir_hwy.cc transforms/src/geometry/warp.cc transforms/src/geometry/warp_hwy.cc
   transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc
   transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
