@@ -73,6 +73,7 @@ void use(const loader::Batch& batch, Device device, bool copy_after) {
 int run_bench_loader(const BenchLoaderArgs& args) {
   try {
     const Device device = parse_device(args.device);
+    if (!device.is_cpu()) accel::check_cuda_device(device.index, "loader");  // before an epoch runs on the CPU
     const loader::DatasetPtr dataset = open_dataset(args.source);
     loader::Loader loader(dataset, pipeline(args));
     nlohmann::ordered_json epochs = nlohmann::json::array();

@@ -35,15 +35,8 @@ void check_copy_stream(Device from, Device to, const Stream& stream) {
   }
 }
 
-void check_usable(Device device) {
-  if (device.is_cpu()) return;
-  check_cuda_fork_safety("cuda");
-  const int count = cuda_device_count();
-  if (device.index < 0 || device.index >= count) {
-    throw Error(ErrorCode::kUnsupported, "cuda",
-                count == 0 ? std::string("no CUDA device is usable (no GPU, or no driver)")
-                           : fmt::format("CUDA device {} is not available ({} found)", device.index, count));
-  }
+void check_usable(Device device, const char* what) {
+  if (!device.is_cpu()) check_cuda_device(device.index, what);
 }
 
 // Queues the copy of src's bytes into dst (both contiguous, same size) on `stream`.
@@ -82,6 +75,19 @@ int cuda_device_count() {
   return count;
 }
 
+void check_cuda_device(int index, const char* input) {
+  check_cuda_fork_safety(input);
+  const int count = cuda_device_count();
+  if (count == 0) {
+    throw Error(ErrorCode::kUnsupported, input,
+                fmt::format("device cuda:{} is not usable: no CUDA device (no GPU, or no driver)", index));
+  }
+  if (index < 0 || index >= count) {
+    throw Error(ErrorCode::kUnsupported, input,
+                fmt::format("device cuda:{} does not exist ({} CUDA device{})", index, count, count == 1 ? "" : "s"));
+  }
+}
+
 void check_cuda(int status, const char* what) {
   if (status == cudaSuccess) return;
   const auto error = static_cast<cudaError_t>(status);
@@ -103,8 +109,8 @@ void check_cuda(int status, const char* what) {
 Tensor copy(const Tensor& src, Device device, const Stream& stream) {
   check_contiguous(src, "copy");
   if (src.device().is_cpu() && device.is_cpu()) return src.clone();
-  check_usable(src.device());
-  check_usable(device);
+  check_usable(src.device(), "copy");
+  check_usable(device, "copy");
   check_copy_stream(src.device(), device, stream);
   const Tensor dst =
       device.is_cpu() ? empty_pinned(src.shape(), src.dtype()) : empty_device(src.shape(), src.dtype(), device, stream);
@@ -123,8 +129,8 @@ void copy_into(const Tensor& src, const Tensor& dst, const Stream& stream) {
     dst.copy_from(src);
     return;
   }
-  check_usable(src.device());
-  check_usable(dst.device());
+  check_usable(src.device(), "copy_into");
+  check_usable(dst.device(), "copy_into");
   check_copy_stream(src.device(), dst.device(), stream);
   queue_copy(src, dst, stream);
 }
@@ -133,8 +139,8 @@ Tensor to_device(const Tensor& src, Device device) {
   const Tensor in = src.device().is_cpu() ? src.contiguous() : src;
   check_contiguous(in, "to_device");
   if (in.device().is_cpu() && device.is_cpu()) return in.clone();
-  check_usable(in.device());
-  check_usable(device);
+  check_usable(in.device(), "to_device");
+  check_usable(device, "to_device");
   const Stream stream = current_stream(copy_device(in.device(), device));
   // A CPU result is ordinary memory (pinned memory is kept for the asynchronous copies).
   const Tensor out =

@@ -24,6 +24,11 @@ int cuda_device_count() {
   return 0;
 }
 
+void check_cuda_device(int index, const char* input) {
+  throw Error(ErrorCode::kUnsupported, input,
+              "device cuda:" + std::to_string(index) + " is not usable: loom was built without CUDA support");
+}
+
 void check_cuda(int status, const char* what) {
   if (status != 0) no_cuda(std::string(what) + " failed with CUDA status " + std::to_string(status));
 }

@@ -13,21 +13,10 @@ cudaStream_t raw(const Stream& s) {
   return static_cast<cudaStream_t>(s.handle());
 }
 
-// The device must exist (and CUDA be usable in this process) before a handle is made on it.
-void check_device(int device, const char* what) {
-  check_cuda_fork_safety(what);
-  const int count = cuda_device_count();
-  if (device < 0 || device >= count) {
-    throw Error(ErrorCode::kUnsupported, "cuda",
-                count == 0 ? fmt::format("{}: no CUDA device is usable", what)
-                           : fmt::format("{}: CUDA device {} does not exist ({} found)", what, device, count));
-  }
-}
-
 }  // namespace
 
 Stream Stream::create(int device) {
-  check_device(device, "cannot create a CUDA stream");
+  check_cuda_device(device, "Stream::create");
   const DeviceGuard on(device);
   cudaStream_t s = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
@@ -59,7 +48,7 @@ void Stream::wait(const Event& event) const {
 }
 
 Event Event::create(int device) {
-  check_device(device, "cannot create a CUDA event");
+  check_cuda_device(device, "Event::create");
   const DeviceGuard on(device);
   cudaEvent_t e = nullptr;
   check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");

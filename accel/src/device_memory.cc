@@ -113,14 +113,8 @@ BlockPool& pinned_pool() {
 }
 
 void check_device(Device device, const char* what) {
-  check_cuda_fork_safety(what);
-  if (device.is_cpu()) throw Error(ErrorCode::kUnsupported, "cuda", fmt::format("{}: needs a CUDA device", what));
-  const int count = cuda_device_count();
-  if (device.index < 0 || device.index >= count) {
-    throw Error(ErrorCode::kUnsupported, "cuda",
-                count == 0 ? fmt::format("{}: no CUDA device is usable (no GPU, or no driver)", what)
-                           : fmt::format("{}: CUDA device {} is not available ({} found)", what, device.index, count));
-  }
+  if (device.is_cpu()) throw Error(ErrorCode::kUnsupported, what, "needs a CUDA device, not the CPU");
+  check_cuda_device(device.index, what);
 }
 
 size_t byte_count(std::span<const int64_t> shape, DType dtype) {

@@ -55,20 +55,6 @@ void check_options(const LoaderOptions& o) {
   }
 }
 
-// The loader's CUDA device: Error(kUnsupported) when it cannot be used.
-void check_device(Device device) {
-  if (device.is_cpu()) return;
-  const int count = accel::cuda_device_count();
-  if (device.index < 0 || device.index >= count) {
-    throw Error(ErrorCode::kUnsupported, "loader",
-                count == 0 ? "device cuda:" + std::to_string(device.index) + " is not usable: " +
-                                 (accel::built_with_cuda() ? "no CUDA device (no GPU, or no driver)"
-                                                           : "loom was built without CUDA support")
-                           : "device cuda:" + std::to_string(device.index) + " does not exist (" +
-                                 std::to_string(count) + " CUDA devices)");
-  }
-}
-
 // Every tensor of a batch's fields, for copies and stream bookkeeping (`lengths` stays on the CPU).
 template <typename F>
 void for_each_tensor(Batch& batch, F&& f) {
@@ -472,7 +458,7 @@ struct Loader::Impl {
 Loader::Loader(DatasetPtr dataset, LoaderOptions options) {
   if (!dataset) throw Error(ErrorCode::kInvalidInput, "loader", "no dataset");
   check_options(options);
-  check_device(options.device);
+  if (!options.device.is_cpu()) accel::check_cuda_device(options.device.index, "loader");
   if (options.order.shuffle == Shuffle::kShards && options.order.shard_sizes.empty())
     options.order.shard_sizes = dataset->shard_sizes();
   impl_ = std::make_unique<Impl>(std::move(dataset), std::move(options));

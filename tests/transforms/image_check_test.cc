@@ -154,14 +154,14 @@ TEST(ImageCheck, CudaImagesNeedCudaAndAUsableDevice) {
   });
   EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   EXPECT_EQ(e.input(), "op");
-  if (accel::built_with_cuda()) {
-    EXPECT_EQ(e.message(), fmt::format("expected an image on the CPU or a usable CUDA device, got one on CUDA device "
-                                       "{} ({} usable)",
-                                       unusable, unusable));
+  // accel::check_cuda_device's words, naming the op.
+  if (!accel::built_with_cuda()) {
+    EXPECT_EQ(e.message(), fmt::format("device cuda:{} is not usable: loom was built without CUDA support", unusable));
+  } else if (unusable == 0) {
+    EXPECT_EQ(e.message(), "device cuda:0 is not usable: no CUDA device (no GPU, or no driver)");
   } else {
-    EXPECT_EQ(e.message(), fmt::format("expected an image on the CPU (loom was built without CUDA), got one on CUDA "
-                                       "device {}",
-                                       unusable));
+    EXPECT_EQ(e.message(), fmt::format("device cuda:{} does not exist ({} CUDA device{})", unusable, unusable,
+                                       unusable == 1 ? "" : "s"));
   }
   // The rank comes first, then the device, then the dtype.
   EXPECT_EQ(error_of([&] {
@@ -173,7 +173,7 @@ TEST(ImageCheck, CudaImagesNeedCudaAndAUsableDevice) {
         check_image(on_gpu({3, 4, 4}, DType::kInt16), Layout::kCHW, "op", {DType::kUInt8}, {}, Devices::kCpuOrCuda);
       })
           .message()
-          .find("CUDA device"),
+          .find("device cuda:"),
       std::string::npos);
   // A CPU image passes either policy.
   EXPECT_EQ(check_image(Tensor::zeros({3, 4, 5}, DType::kUInt8), Layout::kCHW, "op", {}, {}, Devices::kCpuOrCuda).width,
@@ -222,7 +222,7 @@ TEST(ImageCheck, CudaTwinsRefuseAnUnusableDevice) {
     const Error e = error_of([&] { run(on_gpu({3, 4, 4})); });
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << name << ": " << e.what();
     EXPECT_EQ(e.input(), name) << e.what();
-    EXPECT_NE(e.message().find(fmt::format("CUDA device {}", unusable)), std::string::npos) << e.what();
+    EXPECT_NE(e.message().find(fmt::format("cuda:{}", unusable)), std::string::npos) << e.what();
   }
   EXPECT_EQ(rng.next(), Rng(before).next());  // no draw was made
   for (const auto& [name, run] : std::vector<std::pair<std::string, std::function<void(const Tensor&)>>>{

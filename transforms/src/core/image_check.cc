@@ -62,17 +62,7 @@ void check_device(Device device, Devices devices, const char* op, const char* wh
     throw Error(ErrorCode::kUnsupported, op,
                 fmt::format("expected {} on the CPU, got one on CUDA device {}", what, device.index));
   }
-  if (!accel::built_with_cuda()) {
-    throw Error(ErrorCode::kUnsupported, op,
-                fmt::format("expected {} on the CPU (loom was built without CUDA), got one on CUDA device {}", what,
-                            device.index));
-  }
-  const int count = accel::cuda_device_count();
-  if (device.index < 0 || device.index >= count) {
-    throw Error(ErrorCode::kUnsupported, op,
-                fmt::format("expected {} on the CPU or a usable CUDA device, got one on CUDA device {} ({} usable)",
-                            what, device.index, count));
-  }
+  accel::check_cuda_device(device.index, op);
 }
 
 ImageShape check_image(const Tensor& image, Layout layout, const char* op, std::initializer_list<DType> dtypes,

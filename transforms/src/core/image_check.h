@@ -58,7 +58,8 @@ ImageShape check_image(const Tensor& image, Layout layout, const char* op, std::
                        Channels channels = {}, Devices devices = Devices::kCpu);
 
 // Error(kUnsupported, op) unless `device` is the CPU or (kCpuOrCuda) a CUDA device this process can
-// use in a build with CUDA; `what` names the tensor in the message ("an image", "the output").
+// use (accel::check_cuda_device says why not); `what` names the tensor in the CPU-only message ("an
+// image", "the output").
 void check_device(Device device, Devices devices, const char* op, const char* what);
 
 }  // namespace loom::transforms

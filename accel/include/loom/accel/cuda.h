@@ -18,6 +18,12 @@ bool built_with_cuda();
 // Number of usable CUDA devices; 0 without CUDA support, a driver or a device. Never throws.
 int cuda_device_count();
 
+// The one check that CUDA device `index` can be used here, for every API that takes a CUDA device:
+// Error(kUnsupported) naming `input` otherwise, saying why: "device cuda:N is not usable: loom was
+// built without CUDA support" / "...: no CUDA device (no GPU, or no driver)", "device cuda:N does
+// not exist (M CUDA devices)", or check_cuda_fork_safety's error in a forked child.
+void check_cuda_device(int index, const char* input);
+
 // A contiguous copy of `src` on `device` (CPU -> CUDA, CUDA -> CPU, CUDA -> CUDA or CPU -> CPU).
 // Synchronous: the copy is queued on the current stream (stream.h) after the work already there, and
 // has finished when the call returns. Throws Error(kUnsupported) when the device is a CUDA device this
