@@ -1,7 +1,7 @@
 // The CUDA twin of the Gaussian noise kernels (noise_kernels.h): element i's draw from noise_hash(key,
 // i) (noise_plan.h, the same code), accepted by the ziggurat bound of layer h & 127, otherwise finished
-// by ziggurat_fallback_device, a line-by-line port of ziggurat.cc's ziggurat_fallback (the same
-// splitmix64 stream, double arithmetic rounded one operation at a time). One thread per element; the
+// by ziggurat_fallback (noise_plan.h, the same code as the CPU's; this file is compiled with
+// --fmad=false, so every double operation rounds on its own). One thread per element; the
 // bounds and scaled widths are staged in shared memory, the fallback reads the tables from the
 // kernel's parameters (job and table are passed by value: 3.1 KB, under CUDA's 4 KB).
 #include <cuda_runtime.h>
@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/splitmix64.h"
 #include "loom/accel/cuda.h"
 #include "noise/noise_kernels.h"
 
@@ -18,38 +17,6 @@ namespace loom::transforms {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr double kR = 3.442619855899;  // ziggurat.cc's start of the tail
-
-__device__ inline double uniform_open(uint64_t& state) {  // (0, 1), as ziggurat.cc's uniform()
-  return __dmul_rn(__dadd_rn(static_cast<double>(detail::splitmix64(state) >> 11), 0.5), 0x1.0p-53);
-}
-
-// ziggurat_fallback (ziggurat.cc) for element `index`'s rejected draw h.
-__device__ float ziggurat_fallback_device(const NoiseJob& job, const Ziggurat& z, uint32_t index, int32_t h) {
-  uint64_t state = job.key ^ (static_cast<uint64_t>(index) * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
-  int layer = static_cast<int>(static_cast<uint32_t>(h) & 127u);
-  for (;;) {
-    double x = __dmul_rn(static_cast<double>(h), z.w[layer]);
-    if (layer == 0) {
-      double y;
-      do {
-        x = __ddiv_rn(-log(uniform_open(state)), kR);
-        y = -log(uniform_open(state));
-      } while (__dadd_rn(y, y) < __dmul_rn(x, x));
-      x = h > 0 ? __dadd_rn(kR, x) : __dsub_rn(-kR, x);
-      return __double2float_rn(__dmul_rn(x, job.sigma));
-    }
-    const double u = uniform_open(state);
-    const double lhs = __dadd_rn(z.f[layer], __dmul_rn(u, __dsub_rn(z.f[layer - 1], z.f[layer])));
-    if (lhs < exp(__dmul_rn(__dmul_rn(-0.5, x), x))) return __double2float_rn(__dmul_rn(x, job.sigma));
-    h = static_cast<int32_t>(static_cast<uint32_t>(detail::splitmix64(state) >> 32));
-    layer = static_cast<int>(static_cast<uint32_t>(h) & 127u);
-    if (llabs(static_cast<long long>(h)) < z.k[layer]) {
-      return __double2float_rn(__dmul_rn(__dmul_rn(static_cast<double>(h), z.w[layer]), job.sigma));
-    }
-  }
-}
-
 template <typename T>
 __global__ void noise_kernel(const T* __restrict__ src, T* __restrict__ dst, int64_t n, NoiseJob job, Ziggurat z) {
   __shared__ int32_t bound[128];
@@ -67,7 +34,7 @@ __global__ void noise_kernel(const T* __restrict__ src, T* __restrict__ dst, int
     const int layer = static_cast<int>(h & 127u);
     const float noise = llabs(static_cast<long long>(hz)) < bound[layer]
                             ? __fmul_rn(static_cast<float>(hz), width[layer])
-                            : ziggurat_fallback_device(job, z, index, hz);
+                            : ziggurat_fallback(job, z, index, hz);
     if constexpr (std::is_same_v<T, uint8_t>) {
       const float v = fminf(fmaxf(__fadd_rn(job.mean, noise), -32768.0f), 32767.0f);
       const auto sum = static_cast<int16_t>(static_cast<uint16_t>(src[e] + static_cast<int32_t>(v)));  // int16 wrap
