@@ -8,24 +8,12 @@
 #include "decoder_util.h"
 #include "loom/accel/cuda.h"
 #include "loom/video/decoder.h"
-#include "loom/video/encoder.h"
+#include "nv12_util.h"
 
 namespace loom::video {
 namespace {
 
 using loom::test::error_of;
-
-// A short FFV1 clip (a codec FFmpeg has no CUDA decoder for) in `dir`: 6 frames of 64x48 gradients.
-std::string ffv1_clip(const loom::test::TempDir& dir) {
-  Tensor frames = Tensor::empty({6, 3, 48, 64}, DType::kUInt8);
-  auto* p = static_cast<uint8_t*>(frames.data());
-  for (int64_t i = 0; i < frames.numel(); ++i) p[i] = static_cast<uint8_t>((i * 7) % 251);
-  EncoderOptions o;
-  o.codec = "ffv1";
-  const std::string path = (dir / "ffv1.mkv").string();
-  encode_video(path, frames, 25, o);
-  return path;
-}
 
 DecoderOptions cuda_options(int index = 0, bool fallback = false) {
   DecoderOptions o;
@@ -63,7 +51,7 @@ TEST(DecoderDeviceTest, NoDeviceIsUnsupportedNamingTheFile) {
 TEST(DecoderDeviceTest, CodecWithoutHardwareDecoderIsUnsupported) {
   if (!accel::built_with_cuda()) GTEST_SKIP() << "a build without CUDA refuses every CUDA device first";
   const loom::test::TempDir dir;
-  const std::string file = ffv1_clip(dir);
+  const std::string file = detail::ffv1_clip(dir);
   const Error e = error_of([&] { VideoDecoder::open(file, cuda_options()); });
   EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   const std::string what = e.what();
@@ -75,7 +63,7 @@ TEST(DecoderDeviceTest, CodecWithoutHardwareDecoderIsUnsupported) {
 TEST(DecoderDeviceTest, FallbackWithoutDeviceDecodesOnTheCpu) {
   if (accel::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present (decoder_gpu_test.cc covers it)";
   const loom::test::TempDir dir;
-  for (const std::string& file : {loom::test::media("video/nasa_13013.mp4").string(), ffv1_clip(dir)}) {
+  for (const std::string& file : {loom::test::media("video/nasa_13013.mp4").string(), detail::ffv1_clip(dir)}) {
     const std::string& name = file;
     VideoDecoder fallback = VideoDecoder::open(file, cuda_options(0, true));
     VideoDecoder cpu = VideoDecoder::open(file);

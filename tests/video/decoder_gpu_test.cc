@@ -13,7 +13,6 @@
 #include "loom/accel/device_memory.h"
 #include "loom/accel/stream.h"
 #include "loom/video/decoder.h"
-#include "loom/video/encoder.h"
 #include "nv12_convert.h"
 #include "nv12_kernels.h"
 #include "nv12_util.h"
@@ -76,18 +75,6 @@ TEST(Nv12KernelGpuTest, BitExactWithReference) {
     }
   }
 #endif
-}
-
-// A short FFV1 clip (a codec FFmpeg has no CUDA decoder for) in `dir`: 6 frames of 64x48 gradients.
-std::string ffv1_clip(const loom::test::TempDir& dir) {
-  Tensor frames = Tensor::empty({6, 3, 48, 64}, DType::kUInt8);
-  auto* p = static_cast<uint8_t*>(frames.data());
-  for (int64_t i = 0; i < frames.numel(); ++i) p[i] = static_cast<uint8_t>((i * 7) % 251);
-  EncoderOptions o;
-  o.codec = "ffv1";
-  const std::string path = (dir / "ffv1.mkv").string();
-  encode_video(path, frames, 25, o);
-  return path;
 }
 
 DecoderOptions cuda_options(Layout layout = Layout::kCHW, bool fallback = false) {
@@ -155,7 +142,7 @@ TEST(DecoderGpuTest, FallbackWhereNvdecCannot) {
   EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   EXPECT_NE(std::string(e.what()).find(high10), std::string::npos) << e.what();
   const loom::test::TempDir dir;
-  const std::string ffv1 = ffv1_clip(dir);
+  const std::string ffv1 = detail::ffv1_clip(dir);
   EXPECT_EQ(error_of([&] { VideoDecoder::open(ffv1, cuda_options()); }).code(), ErrorCode::kUnsupported);
   for (const std::string& file : {high10, ffv1}) {
     expect_like_cpu(file, cuda_options(Layout::kCHW, true), 0);  // swscale on both sides

@@ -1,5 +1,6 @@
-// Helpers of the NV12/P010 conversion tests (nv12_convert_test.cc, decoder_gpu_test.cc): frames decoded
-// in software, repacked into the semi-planar layout NVDEC hands over, and their comparison.
+// Helpers of the device-decode tests (nv12_convert_test.cc, decoder_device_test.cc, decoder_gpu_test.cc):
+// frames decoded in software, repacked into the semi-planar layout NVDEC hands over, and their
+// comparison; a clip NVDEC cannot decode.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +16,9 @@ extern "C" {
 #include <vector>
 
 #include "loom/codec/internal/ffmpeg_handles.h"
+#include "loom/codec/tensor.h"
+#include "loom/video/encoder.h"
+#include "test_media.h"
 
 namespace loom::video::detail {
 
@@ -120,6 +124,18 @@ inline Diff diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   }
   d.mean = a.empty() ? 0 : static_cast<double>(sum) / static_cast<double>(a.size());
   return d;
+}
+
+// A short FFV1 clip (a codec FFmpeg has no CUDA decoder for) in `dir`: 6 frames of 64x48 gradients.
+inline std::string ffv1_clip(const loom::test::TempDir& dir) {
+  Tensor frames = Tensor::empty({6, 3, 48, 64}, DType::kUInt8);
+  auto* p = static_cast<uint8_t*>(frames.data());
+  for (int64_t i = 0; i < frames.numel(); ++i) p[i] = static_cast<uint8_t>((i * 7) % 251);
+  EncoderOptions o;
+  o.codec = "ffv1";
+  const std::string path = (dir / "ffv1.mkv").string();
+  encode_video(path, frames, 25, o);
+  return path;
 }
 
 }  // namespace loom::video::detail
