@@ -28,7 +28,7 @@ cmake --build "$BUILD_DIR" --target "${targets[@]}"
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/bin" "$stage/lib" "$stage/media/video" "$stage/inputs/jpegs"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/media/video"
 cp "$BUILD_DIR"/tests/test_*_gpu "$BUILD_DIR"/bench/loom_bench_video_decode "$BUILD_DIR"/bench/loom_bench_gpu_transforms \
   "$BUILD_DIR"/cli/loom "$stage/bin/"
 cp "$BUILD_DIR"/cli/libloom_cli.so "$stage/bin/"  # the launcher finds it beside itself
@@ -42,13 +42,7 @@ for f in nasa_13013.mp4 h265_video.mp4 moviepy_no_duration.webm exo_roadtrip-vp9
   exo_sample_with_increasing_timestamps_320w_240h.mp4 decord_video_90.mov; do
   cp "$MEDIA/video/$f" "$stage/media/video/"
 done
-# Inputs kept small (the clips are 4 s; 16 JPEGs stand for the 256 the loader benchmark reads, each
-# copied 16 times on the machine).
-ffmpeg -v error -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 4 -c:v libx264 -preset veryfast -crf 26 -bf 2 \
-  -pix_fmt yuv420p "$stage/inputs/h264_1080p.mp4"
-ffmpeg -v error -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 4 -c:v libx265 -preset veryfast -crf 28 \
-  -x265-params log-level=error -pix_fmt yuv420p "$stage/inputs/hevc_1080p.mp4"
-ffmpeg -v error -f lavfi -i testsrc2=size=500x375:rate=25 -frames:v 16 -q:v 4 "$stage/inputs/jpegs/%02d.jpg"
+accel/gpu_inputs.sh "$stage/inputs"
 mkdir -p "$(dirname "$ARCHIVE")"
 XZ_OPT=-9 tar -cJf "$ARCHIVE" -C "$stage" .
 echo "gpu bundle: $ARCHIVE ($(du -h "$ARCHIVE" | cut -f1)); on the GPU machine: GPU_BUNDLE=$ARCHIVE accel/gpu_check.sh"

@@ -43,10 +43,6 @@ if [ -n "${GPU_BUNDLE:-}" ]; then
   rm -rf "$root" && mkdir -p "$root" && tar -xJf "$GPU_BUNDLE" -C "$root" || exit 1
   export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   bin=$root/bin bench=$root/bin loom=$root/bin/loom inputs=$root/inputs
-  mkdir -p "$inputs/images/a" "$inputs/images/b"
-  for k in $(seq -w 0 15); do  # 256 JPEGs in two classes from the bundle's 16
-    for f in "$inputs"/jpegs/*.jpg; do cp "$f" "$inputs/images/$([ "$k" -lt 08 ] && echo a || echo b)/$k-$(basename "$f")"; done
-  done
   step "gpu tests"
   : >"$RESULTS/tests-gpu.txt"
   for t in "$bin"/test_*_gpu; do
@@ -82,15 +78,15 @@ else
   else
     echo "no Python package in $BUILD_DIR: Python gpu tests not run" | tee "$RESULTS/pytest-gpu.txt"
   fi
-  step "inputs: 1080p H.264 and HEVC clips, a folder of JPEGs (ffmpeg)"
-  mkdir -p "$WORK/images/a" "$WORK/images/b"
-  ffmpeg -v error -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 4 -c:v libx264 -preset veryfast -crf 26 -bf 2 \
-    -pix_fmt yuv420p "$WORK/h264_1080p.mp4"
-  ffmpeg -v error -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 4 -c:v libx265 -preset veryfast -crf 28 \
-    -x265-params log-level=error -pix_fmt yuv420p "$WORK/hevc_1080p.mp4"
-  ffmpeg -v error -f lavfi -i testsrc2=size=500x375:rate=25 -frames:v 256 -q:v 4 "$WORK/images/a/%04d.jpg"
-  mv "$WORK"/images/a/01[3-9]*.jpg "$WORK"/images/a/02*.jpg "$WORK/images/b/"
+  step "inputs (accel/gpu_inputs.sh)"
+  accel/gpu_inputs.sh "$WORK"
 fi
+
+# The loader benchmark's ImageFolder: 256 JPEGs in two classes, the 16 inputs copied 16 times.
+mkdir -p "$inputs/images/a" "$inputs/images/b"
+for k in $(seq 0 15); do
+  for f in "$inputs"/jpegs/*.jpg; do cp "$f" "$inputs/images/$([ "$k" -lt 8 ] && echo a || echo b)/$k-${f##*/}"; done
+done
 
 step "decode: NVDEC against the CPU"
 : >"$RESULTS/decode.jsonl"

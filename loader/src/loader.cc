@@ -56,11 +56,11 @@ void check_options(const LoaderOptions& o) {
 }
 
 // Every tensor of a batch's fields, for copies and stream bookkeeping (`lengths` stays on the CPU).
-template <typename F>
-void for_each_tensor(Batch& batch, F&& f) {
+template <typename B, typename F>  // B: Batch or const Batch
+void for_each_tensor(B& batch, F&& f) {
   for (auto& [name, field] : batch.fields) {
     if (field.tensor.defined()) f(field.tensor);
-    for (Tensor& t : field.list) f(t);
+    for (auto& t : field.list) f(t);
   }
 }
 
@@ -83,7 +83,7 @@ const BatchField& Batch::operator[](std::string_view name) const {
 void Batch::use_on(const accel::Stream& stream) const {
   if (!ready.defined()) return;
   stream.wait(ready);
-  for_each_tensor(const_cast<Batch&>(*this), [&](Tensor& t) { accel::record_stream(t, stream); });
+  for_each_tensor(*this, [&](const Tensor& t) { accel::record_stream(t, stream); });
 }
 
 std::vector<FieldSpec> default_fields() {

@@ -15,6 +15,7 @@
 #include "loom/codec/error.h"
 #include "loom/codec/media_probe.h"
 #include "media_py.h"
+#include "names_py.h"
 #include "tensor_py.h"
 
 namespace loom::python {
@@ -43,17 +44,6 @@ video::SeekMode seek_mode_from(const std::string& name) {
   if (name == "exact") return video::SeekMode::kExact;
   if (name == "approximate") return video::SeekMode::kApproximate;
   throw nb::value_error(("seek_mode must be 'exact' or 'approximate', not '" + name + "'").c_str());
-}
-
-// "cpu", "cuda" (device 0) or "cuda:N", as torch names devices; anything else is ValueError.
-Device video_device_from(const std::string& name) {
-  if (name == "cpu") return Device::cpu();
-  if (name == "cuda") return Device::cuda(0);
-  if (name.rfind("cuda:", 0) == 0 && name.size() > 5 && name.size() <= 14 &&
-      name.find_first_not_of("0123456789", 5) == std::string::npos) {
-    return Device::cuda(std::stoi(name.substr(5)));
-  }
-  throw nb::value_error(("device must be 'cpu', 'cuda' or 'cuda:N', not '" + name + "'").c_str());
 }
 
 nb::object video_metadata(const video::StreamMetadata& m, int64_t num_frames) {
@@ -93,7 +83,7 @@ nb::object video_metadata(const video::StreamMetadata& m, int64_t num_frames) {
 void open_video(VideoDecoderPy* self, nb::handle source, std::optional<int> stream_index,
                 const std::string& dimension_order, const std::string& seek_mode, int num_ffmpeg_threads,
                 const std::string& device, bool apply_rotation, bool cpu_fallback) {
-  const Device decode_device = video_device_from(device);
+  const Device decode_device = device_named(device);
   if (num_ffmpeg_threads < 0) throw nb::value_error("num_ffmpeg_threads must be >= 0 (0 lets FFmpeg choose)");
   video::DecoderOptions options;
   options.stream_index = stream_index.value_or(-1);
