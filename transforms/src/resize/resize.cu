@@ -4,8 +4,9 @@
 // output sample, in output order (the writes coalesce; neighbouring threads read neighbouring
 // windows). Every sum is the scalar reference's, term for term: uint8 in int32 from 1 << (kPrecisionBits
 // - 1), shifted and clamped; uint16 and float32 in double with explicitly rounded products and sums
-// (__dmul_rn, __dadd_rn: nvcc would otherwise contract them into fused multiply-adds), the horizontal
-// pass's even and odd taps in two sums as resample_rows does.
+// (__dmul_rn, __dadd_rn; the file also builds with --fmad=false), the horizontal pass's even and odd
+// taps in two sums as resample_rows does. clip8, from_double and fast_column_sample are the scalar
+// references' own (resize_kernels.h).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,31 +23,6 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(int64_t total) {
   return static_cast<unsigned>(std::min<int64_t>((total + kThreads - 1) / kThreads, int64_t{1} << 20));
-}
-
-__device__ inline uint8_t clip8_device(int32_t acc) {
-  return static_cast<uint8_t>(min(max(acc >> kPrecisionBits, 0), 255));
-}
-
-// from_double<T> (resize_kernels.h) on the device: uint16 rounded half to even and clamped, float as is.
-template <typename T>
-__device__ inline T from_double_device(double v) {
-  if constexpr (std::is_same_v<T, uint16_t>) {
-    return static_cast<uint16_t>(fmin(fmax(rint(v), 0.0), 65535.0));
-  } else {
-    return __double2float_rn(v);
-  }
-}
-
-// fast_column_sample (resize_kernels.h): each product rounded to 16 bits, the sum saturated to int16.
-__device__ inline uint8_t fast_column_sample_device(const uint8_t* first, int64_t len, const int16_t* k, int n) {
-  int32_t acc = 0;
-  for (int t = 0; t < n; ++t) {
-    const int32_t product = ((static_cast<int32_t>(first[t * len]) << kFastSampleBits) * k[t] + (1 << 14)) >> 15;
-    acc = min(max(acc + product, -32768), 32767);
-  }
-  acc = min(acc + (1 << (kFastSampleBits - 1)), 32767);
-  return static_cast<uint8_t>(min(max(acc >> kFastSampleBits, 0), 255));
 }
 
 __device__ inline double madd(double acc, double a, double b) {
@@ -78,7 +54,7 @@ __global__ void rows_kernel(const T* __restrict__ src, int64_t src_plane, int64_
         const int32_t* k = c.fixed + i * c.taps;
         int32_t acc = 1 << (kPrecisionBits - 1);
         for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(window[t * C]) * k[t];
-        *out = clip8_device(acc);
+        *out = clip8(acc);
       }
     } else {
       const double* k = c.w + i * c.taps;
@@ -89,7 +65,7 @@ __global__ void rows_kernel(const T* __restrict__ src, int64_t src_plane, int64_
         odd = madd(odd, static_cast<double>(window[(t + 1) * C]), k[t + 1]);
       }
       if (t < n) even = madd(even, static_cast<double>(window[t * C]), k[t]);
-      *out = from_double_device<T>(__dadd_rn(even, odd));
+      *out = from_double<T>(__dadd_rn(even, odd));
     }
   }
 }
@@ -109,18 +85,18 @@ __global__ void columns_kernel(const T* __restrict__ src, int64_t src_plane, T* 
     T* out = dst + p * dst_plane + i * len + x;
     if constexpr (std::is_same_v<T, uint8_t>) {
       if (fast) {
-        *out = fast_column_sample_device(column, len, c.q15 + i * c.taps, n);
+        *out = fast_column_sample(column, len, c.q15 + i * c.taps, n, 0);
       } else {
         const int32_t* k = c.fixed + i * c.taps;
         int32_t acc = 1 << (kPrecisionBits - 1);
         for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(column[t * len]) * k[t];
-        *out = clip8_device(acc);
+        *out = clip8(acc);
       }
     } else {
       const double* k = c.w + i * c.taps;
       double acc = 0.0;
       for (int t = 0; t < n; ++t) acc = madd(acc, static_cast<double>(column[t * len]), k[t]);
-      *out = from_double_device<T>(acc);
+      *out = from_double<T>(acc);
     }
   }
 }

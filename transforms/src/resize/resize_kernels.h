@@ -9,11 +9,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/codec/api.h"
 #include "resize/resize_plan.h"
 
 namespace loom::transforms {
 
-inline uint8_t clip8(int32_t acc, int bits = kPrecisionBits) {
+// clip8, from_double and fast_column_sample are LOOM_HOST_DEVICE: the CUDA twin (resize.cu, built with
+// --expt-relaxed-constexpr for std::clamp and --fmad=false) runs this very code.
+LOOM_HOST_DEVICE inline uint8_t clip8(int32_t acc, int bits = kPrecisionBits) {
   return static_cast<uint8_t>(std::clamp(acc >> bits, 0, 255));
 }
 
@@ -30,9 +33,9 @@ inline void u8_pixel(const uint8_t* window, const K* k, int n, int bits, uint8_t
 
 // A double-precision sum as the sample type: rounded and clamped for uint16, as is for float.
 template <typename T>
-inline T from_double(double v) {
+LOOM_HOST_DEVICE inline T from_double(double v) {
   if constexpr (std::is_same_v<T, uint16_t>) {
-    return static_cast<uint16_t>(std::clamp(std::nearbyint(v), 0.0, 65535.0));
+    return static_cast<uint16_t>(std::clamp(rint(v), 0.0, 65535.0));  // half to even, as nearbyint
   } else {
     return static_cast<T>(v);
   }
@@ -125,7 +128,8 @@ void resample_rows_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t 
 // ((a * b + 2^14) >> 15, as MulFixedPoint15); the products summed in 16 bits, saturating (they are
 // all >= 0, so a saturated sum is at least 255.99 and rounds to 255 anyway); the sum rounded and
 // clamped to 0..255. Each product is off by at most 2^-8 of a level.
-inline uint8_t fast_column_sample(const uint8_t* first, int64_t len, const int16_t* k, int n, int64_t x) {
+LOOM_HOST_DEVICE inline uint8_t fast_column_sample(const uint8_t* first, int64_t len, const int16_t* k, int n,
+                                                   int64_t x) {
   int32_t acc = 0;
   for (int t = 0; t < n; ++t) {
     const int32_t product = ((first[t * len + x] << kFastSampleBits) * k[t] + (1 << 14)) >> 15;
