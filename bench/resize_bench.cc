@@ -11,11 +11,13 @@
 // Then the same image as float32 CHW in [0, 1] (torch's layout; the float path is scalar, so one
 // line with every target enabled):
 //   {"dtype": "float32", "layout": "CHW", "in": "1920x1080", "out": "224x224", "ms": 4.56}
+// LOOM_BENCH_TARGET=AVX2 (a Highway target name) runs that target only, for profiling one kernel.
 #include <fmt/format.h>
 #include <hwy/targets.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -50,10 +52,12 @@ int main(int argc, char** argv) {
   for (int64_t c = 0; c < 3; ++c)
     for (int64_t i = 0; i < int64_t{height} * width; ++i)
       chw.data<float>()[c * height * width + i] = static_cast<float>(image.data<uint8_t>()[i * 3 + c]) / 255.0f;
+  const char* only = std::getenv("LOOM_BENCH_TARGET");
   for (int a = 4; a < argc; ++a) {
     int out_w = 0, out_h = 0;
     if (std::sscanf(argv[a], "%dx%d", &out_w, &out_h) != 2) return 2;
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      if (only != nullptr && std::string(only) != hwy::TargetName(target)) continue;
       hwy::SetSupportedTargetsForTest(target);
       for (const Variant& v : variants) {
         const double s = loom::bench::median_seconds([&] {

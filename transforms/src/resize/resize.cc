@@ -242,10 +242,10 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
 
 #if LOOM_WITH_CUDA
 // One axis' weights gathered for upload: start (relative to `first`), count and the weights its pass
-// reads (uint16 and float32: w; uint8: fixed, or the fast kernels' w16 for a horizontal pass and q15
+// reads (uint16 and float32: w; uint8: fixed, or the fast kernels' w16 for a horizontal pass and u16
 // for a vertical one).
 struct AxisUpload {
-  enum Weights { kDouble, kFixed, kW16, kQ15 };
+  enum Weights { kDouble, kFixed, kW16, kU16 };
   int64_t size = 0;
   int taps = 0, w16_bits = 0;
   size_t start = 0, count = 0, weights = 0;
@@ -261,7 +261,7 @@ struct AxisUpload {
       case kDouble: weights = up.add(c.w); break;
       case kFixed: weights = up.add(c.fixed); break;
       case kW16: weights = up.add(c.w16); break;
-      case kQ15: weights = up.add(c.q15); break;
+      case kU16: weights = up.add(c.u16); break;
     }
   }
   AxisWeights on_device(const DeviceUpload& up) const {
@@ -275,7 +275,7 @@ struct AxisUpload {
       case kDouble: a.w = up.at<double>(weights); break;
       case kFixed: a.fixed = up.at<int32_t>(weights); break;
       case kW16: a.w16 = up.at<int16_t>(weights); break;
-      case kQ15: a.q15 = up.at<int16_t>(weights); break;
+      case kU16: a.u16 = up.at<uint16_t>(weights); break;
     }
     return a;
   }
@@ -321,7 +321,7 @@ Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& op
   const int64_t row_hi = plan.vertical && rows_first ? vc.start.back() + vc.count.back() : in_h;
   DeviceUpload up;
   const AxisUpload hu(up, hc, 0, !u8 ? AxisUpload::kDouble : fast_rows ? AxisUpload::kW16 : AxisUpload::kFixed);
-  const AxisUpload vu(up, vc, row_lo, !u8 ? AxisUpload::kDouble : fast_columns ? AxisUpload::kQ15 : AxisUpload::kFixed);
+  const AxisUpload vu(up, vc, row_lo, !u8 ? AxisUpload::kDouble : fast_columns ? AxisUpload::kU16 : AxisUpload::kFixed);
   const Tensor weights = up.upload(image.device(), stream);
   const AxisWeights hw = hu.on_device(up), vw = vu.on_device(up);
   // Planes and their interleaved channels: CHW images are `channels` planes of 1 channel.

@@ -85,7 +85,7 @@ __global__ void columns_kernel(const T* __restrict__ src, int64_t src_plane, T* 
     T* out = dst + p * dst_plane + i * len + x;
     if constexpr (std::is_same_v<T, uint8_t>) {
       if (fast) {
-        *out = fast_column_sample(column, len, c.q15 + i * c.taps, n, 0);
+        *out = fast_column_sample(column, len, c.u16 + i * c.taps, n, 0);
       } else {
         const int32_t* k = c.fixed + i * c.taps;
         int32_t acc = 1 << (kPrecisionBits - 1);

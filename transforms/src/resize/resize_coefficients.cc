@@ -10,6 +10,12 @@
 namespace loom::transforms {
 namespace {
 
+// v rounded half away from zero as Pillow writes it, (int)(v + 0.5) or (int)(v - 0.5): the same as
+// std::lround but where v + 0.5 rounds up to the next integer (v = 0.49999999999999994), and inline.
+int64_t round_half_away(double v) {
+  return static_cast<int64_t>(v < 0.0 ? v - 0.5 : v + 0.5);
+}
+
 double filter_value(Interpolation interp, double x) {
   if (interp == Interpolation::kBox) return x > -0.5 && x <= 0.5 ? 1.0 : 0.0;  // Pillow's half-open box
   x = std::fabs(x);
@@ -88,7 +94,7 @@ Coefficients make_interpolate_coefficients(int64_t in_size, int64_t out_size, In
     c.start[i] = static_cast<int>(lo);
     c.count[i] = static_cast<int>(hi - lo + 1);
     for (int k = 0; k < c.count[i]; ++k) {
-      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(w[k] * (1 << kPrecisionBits)));
+      c.fixed[i * c.taps + k] = static_cast<int32_t>(round_half_away(w[k] * (1 << kPrecisionBits)));
     }
   }
   return c;
@@ -119,7 +125,7 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
     }
     for (int k = 0; k < n; ++k) {
       if (total != 0.0) w[k] /= total;
-      c.fixed[i * c.taps + k] = static_cast<int32_t>(std::lround(w[k] * (1 << kPrecisionBits)));
+      c.fixed[i * c.taps + k] = static_cast<int32_t>(round_half_away(w[k] * (1 << kPrecisionBits)));
     }
     c.start[i] = static_cast<int>(lo);
     c.count[i] = n;
@@ -142,14 +148,16 @@ Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOp
 
 void add_fast_weights(Coefficients& c) {
   const auto to_int16 = [](double w, int bits) {
-    return static_cast<int16_t>(std::clamp<long>(std::lround(w * (1 << bits)), -32768, 32767));
+    return static_cast<int16_t>(std::clamp<int64_t>(round_half_away(w * (1 << bits)), -32768, 32767));
   };
-  c.q15.resize(c.w.size());
-  std::transform(c.w.begin(), c.w.end(), c.q15.begin(), [&](double w) { return to_int16(w, 15); });
+  c.u16.resize(c.w.size());
+  std::transform(c.w.begin(), c.w.end(), c.u16.begin(), [](double w) {
+    return static_cast<uint16_t>(std::clamp<int64_t>(round_half_away(w * 65536), 0, 65535));
+  });
   double largest = 0.0;
   for (double w : c.w) largest = std::max(largest, std::abs(w));
   c.w16_bits = kPrecisionBits;
-  while (c.w16_bits > 0 && std::lround(largest * (1 << c.w16_bits)) > 32767) --c.w16_bits;
+  while (c.w16_bits > 0 && round_half_away(largest * (1 << c.w16_bits)) > 32767) --c.w16_bits;
   c.w16.resize(c.w.size());
   std::transform(c.w.begin(), c.w.end(), c.w16.begin(), [&](double w) { return to_int16(w, c.w16_bits); });
 }

@@ -16,7 +16,8 @@ struct Coefficients {
   std::vector<int> start, count;
   std::vector<double> w;
   std::vector<int32_t> fixed;
-  std::vector<int16_t> q15, w16;
+  std::vector<uint16_t> u16;
+  std::vector<int16_t> w16;
   int w16_bits = 0;
 
   // The kernels' view; valid while this object lives and its vectors keep their sizes.
@@ -27,7 +28,7 @@ struct Coefficients {
             count.data(),
             w.data(),
             fixed.data(),
-            q15.data(),
+            u16.data(),
             w16.data(),
             w16_bits};
   }
@@ -43,7 +44,7 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
 // bilinear and bicubic. Throws Error(kInvalidInput) for an unknown interpolation.
 Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& options);
 
-// Fills c.q15, c.w16 and c.w16_bits from c.w: the weights of the fast uint8 kernels, built only for
+// Fills c.u16, c.w16 and c.w16_bits from c.w: the weights of the fast uint8 kernels, built only for
 // a resize that runs them.
 void add_fast_weights(Coefficients& c);
 

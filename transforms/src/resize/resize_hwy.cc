@@ -10,6 +10,7 @@
 #include <hwy/aligned_allocator.h>
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
+#include <cstring>
 
 #include "resize/resize_kernels.h"
 
@@ -45,6 +46,15 @@ inline ExpandedWeights expand_weights(const AxisWeights& c, int64_t out_w, int l
     }
   }
   return e;
+}
+
+// True when no sum of the fast vertical pass with these n weights can pass 65535 (samples of 255
+// give the largest), so that a plain addition equals the reference's saturating one: every output
+// row of a filter whose weights are in [0, 1] and sum to 1, up to some 127 taps.
+inline bool FastSumsFit(const uint16_t* k, int n) {
+  uint32_t largest = 128 + n / 2;
+  for (int t = 0; t < n; ++t) largest += (255 * uint32_t{k[t]}) >> 8;
+  return largest <= 65535;
 }
 
 }  // namespace loom::transforms
@@ -184,26 +194,65 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
 // Writes (in_w + 1) / 2 pairs.
 template <int C>
 void PixelPairs(const uint8_t* HWY_RESTRICT row, int64_t in_w, uint8_t* HWY_RESTRICT pairs) {
-  const hn::ScalableTag<uint8_t> d8;
-  const hn::Repartition<uint16_t, decltype(d8)> d16;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d8));
+  // Four pixels (4 * C bytes of the 16 read) at a time, one byte shuffle into two pairs.
+  const hn::CappedTag<uint8_t, 16> d8;
+  alignas(16) static constexpr uint8_t kRgb[16] = {0, 3, 1, 4, 2, 5, 0x80, 0x80, 6, 9, 7, 10, 8, 11, 0x80, 0x80};
+  alignas(16) static constexpr uint8_t kRgba[16] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
   int64_t p = 0;
   uint8_t* out = pairs;
-  for (; p + lanes <= in_w; p += lanes, out += 4 * lanes) {
-    hn::Vec<decltype(d8)> r, g, b, a = hn::Zero(d8);
-    if constexpr (C == 3) {
-      hn::LoadInterleaved3(d8, row + 3 * p, r, g, b);
-    } else {
-      hn::LoadInterleaved4(d8, row + 4 * p, r, g, b, a);
+  if (hn::Lanes(d8) == 16) {
+    const auto order = hn::Load(d8, C == 3 ? kRgb : kRgba);
+    for (; (p + 4) * C + (16 - 4 * C) <= in_w * C; p += 4, out += 16) {
+      hn::StoreU(hn::TableLookupBytesOr0(hn::LoadU(d8, row + p * C), order), d8, out);
     }
-    hn::StoreInterleaved4(hn::BitCast(d16, r), hn::BitCast(d16, g), hn::BitCast(d16, b), hn::BitCast(d16, a), d16,
-                          reinterpret_cast<uint16_t*>(out));
   }
   for (; p < in_w; p += 2, out += 8) {
     for (int ch = 0; ch < 4; ++ch) {
       out[2 * ch] = ch < C ? row[p * C + ch] : 0;
       out[2 * ch + 1] = ch < C && p + 1 < in_w ? row[(p + 1) * C + ch] : 0;
     }
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR  // the fast horizontal pass needs a vector of a pixel pair
+// The first `bytes` (3 or 4) bytes of `pixel` at out, as constant-size copies.
+HWY_INLINE void StorePixel(uint32_t pixel, uint8_t* HWY_RESTRICT out, size_t bytes) {
+  if (bytes == 4) {
+    std::memcpy(out, &pixel, 4);
+  } else {
+    std::memcpy(out, &pixel, 3);
+  }
+}
+
+// The sums v (of four lanes per pixel, in one or two 128-bit blocks), rounded, shifted right by
+// `bits` and clamped to 0..255: the first pixel's `bytes` stored at out0 and, with out1, the second's
+// at out1.
+template <class D32>
+HWY_INLINE void StorePixels(D32 d32, hn::Vec<D32> v, int bits, uint8_t* HWY_RESTRICT out0, uint8_t* HWY_RESTRICT out1,
+                            size_t bytes) {
+  const hn::Rebind<uint8_t, D32> d8;
+  const hn::Repartition<uint32_t, decltype(d8)> du32;
+  const auto rounded = hn::ShiftRightSame(hn::Add(v, hn::Set(d32, 1 << (bits - 1))), bits);
+  const auto pixels = hn::BitCast(du32, hn::DemoteTo(d8, rounded));
+  StorePixel(hn::GetLane(pixels), out0, bytes);
+  if (out1 != nullptr) StorePixel(hn::ExtractLane(pixels, 1), out1, bytes);
+}
+
+// Output pixel i of two rows (the same row twice is fine) from their sums sum_a and sum_b, vectors
+// whose 128-bit blocks each hold the four channel sums of some taps: a row's blocks are added and
+// stored by StorePixels at out + i * C (RGB writes a 4th byte, which the next pixel then overwrites;
+// the row's last pixel writes 3).
+template <int C, class D32>
+HWY_INLINE void StorePixelOfTwoRows(D32 d32, hn::Vec<D32> sum_a, hn::Vec<D32> sum_b, int bits,
+                                    uint8_t* HWY_RESTRICT out_a, uint8_t* HWY_RESTRICT out_b, int64_t i,
+                                    int64_t out_w) {
+  const size_t bytes = C == 4 || i + 1 < out_w ? 4 : 3;
+  if (hn::Lanes(d32) == 8) {  // [a0 | a1], [b0 | b1] -> [a0 + a1 | b0 + b1]
+    const auto both = hn::Add(hn::ConcatLowerLower(d32, sum_b, sum_a), hn::ConcatUpperUpper(d32, sum_b, sum_a));
+    StorePixels(d32, both, bits, out_a + i * C, out_b + i * C, bytes);
+  } else {  // one block each
+    StorePixels(d32, sum_a, bits, out_a + i * C, nullptr, bytes);
+    StorePixels(d32, sum_b, bits, out_b + i * C, nullptr, bytes);
   }
 }
 
@@ -235,12 +284,36 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
       k[l] = channel < C && tap >= 0 && tap < c.count[i] ? c.w16[i * c.taps + tap] : 0;
     }
   }
-  // A row's pairs, with room for the last window's whole vectors (zeros).
-  const size_t pair_bytes = static_cast<size_t>(in_w / 2 + 1 + chunks_max * pairs_per_vector) * 8;
-  auto pairs = hwy::AllocateAligned<uint8_t>(pair_bytes);
-  std::fill(pairs.get(), pairs.get() + pair_bytes, 0);
-  HWY_ALIGN int32_t sums[hn::MaxLanes(d32)];
-  for (int64_t y = 0; y < rows; ++y) {
+  // Four rows' pairs, each with room for the last window's whole vectors (zeros).
+  const int64_t pair_bytes = (in_w / 2 + 1 + chunks_max * pairs_per_vector) * 8;
+  auto pairs = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(4 * pair_bytes));
+  std::fill(pairs.get(), pairs.get() + 4 * pair_bytes, 0);
+  const int bits = c.w16_bits;
+  int64_t y = 0;
+  // Four rows at a time: each weight vector is loaded once for the four.
+  for (; y + 4 <= rows; y += 4) {
+    for (int r = 0; r < 4; ++r) PixelPairs<C>(src + (y + r) * in_w * C, in_w, pairs.get() + r * pair_bytes);
+    uint8_t* out = dst + y * out_w * C;
+    const int64_t row = out_w * C;
+    for (int64_t i = 0; i < out_w; ++i) {
+      const uint8_t* window = pairs.get() + static_cast<int64_t>(c.start[i] / 2) * 8;
+      const int16_t* k = weights.get() + i * chunks_max * lanes;
+      auto a0 = hn::Zero(d32), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+      for (int j = 0; j < chunks[i]; ++j) {
+        const auto w = hn::Load(d16, k + j * lanes);
+        const uint8_t* at = window + j * lanes;
+        a0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at)), w, a0, a1);
+        b0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + pair_bytes)), w, b0, b1);
+        c0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + 2 * pair_bytes)), w, c0, c1);
+        d0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + 3 * pair_bytes)), w, d0, d1);
+      }
+      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(a0, a1), hn::RearrangeToOddPlusEven(b0, b1), bits, out,
+                             out + row, i, out_w);
+      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(c0, c1), hn::RearrangeToOddPlusEven(d0, d1), bits,
+                             out + 2 * row, out + 3 * row, i, out_w);
+    }
+  }
+  for (; y < rows; ++y) {
     PixelPairs<C>(src + y * in_w * C, in_w, pairs.get());
     uint8_t* out = dst + y * out_w * C;
     for (int64_t i = 0; i < out_w; ++i) {
@@ -251,11 +324,13 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
         const auto samples = hn::PromoteTo(d16, hn::LoadU(d8, window + j * lanes));
         sum0 = hn::ReorderWidenMulAccumulate(d32, samples, hn::Load(d16, k + j * lanes), sum0, sum1);
       }
-      hn::Store(hn::RearrangeToOddPlusEven(sum0, sum1), d32, sums);
-      StoreBlockSums<C>(sums, lanes / 2, c.w16_bits, out, i, out_w);
+      const auto sum = hn::RearrangeToOddPlusEven(sum0, sum1);
+      StorePixelOfTwoRows<C>(d32, sum, sum, bits, out, out, i, out_w);
     }
   }
 }
+
+#endif  // HWY_TARGET != HWY_SCALAR
 
 void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                     const AxisWeights& c) {
@@ -307,57 +382,84 @@ void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT ds
   }
 }
 
-// One tap's rounded products for the lanes at p (resample_columns_fast).
-template <class D16>
-HWY_INLINE hn::Vec<D16> FastProducts(D16 d16, const uint8_t* HWY_RESTRICT p, hn::Vec<D16> weight) {
-  const hn::Rebind<uint8_t, D16> d8;
-  return hn::MulFixedPoint15(hn::ShiftLeft<kFastSampleBits>(hn::PromoteTo(d16, hn::LoadU(d8, p))), weight);
+// The fast vertical pass's sums (resample_columns_fast) of the 2 * Lanes(d16) samples at `row` of
+// one tap: a vector of bytes read as u16 lanes holds an even sample in the low byte and an odd one
+// in the high byte, so a shift moves the even ones to the high byte and a mask keeps the odd ones
+// there, each then multiplied (high half) by the weight and summed (saturating with kSaturate).
+template <bool kSaturate, class D16>
+HWY_INLINE void AddFastTap(D16 d16, const uint8_t* HWY_RESTRICT row, hn::Vec<D16> weight, hn::Vec<D16>& even,
+                           hn::Vec<D16>& odd) {
+  const hn::Repartition<uint8_t, D16> d8;
+  const auto pairs = hn::BitCast(d16, hn::LoadU(d8, row));
+  const auto even_products = hn::MulHigh(hn::ShiftLeft<8>(pairs), weight);
+  const auto odd_products = hn::MulHigh(hn::And(pairs, hn::Set(d16, 0xFF00)), weight);
+  if constexpr (kSaturate) {
+    even = hn::SaturatedAdd(even, even_products);
+    odd = hn::SaturatedAdd(odd, odd_products);
+  } else {
+    even = hn::Add(even, even_products);
+    odd = hn::Add(odd, odd_products);
+  }
 }
 
-// A column sum of products rounded, clamped (saturating i16 -> u8) and stored at out.
+// The high bytes of the even and odd sums, back in their places, stored at out.
 template <class D16>
-HWY_INLINE void StoreFastSum(D16 d16, hn::Vec<D16> sum, uint8_t* HWY_RESTRICT out) {
-  const hn::Rebind<uint8_t, D16> d8;
-  const auto half = hn::Set(d16, 1 << (kFastSampleBits - 1));
-  hn::StoreU(hn::DemoteTo(d8, hn::ShiftRight<kFastSampleBits>(hn::SaturatedAdd(sum, half))), d8, out);
+HWY_INLINE void StoreFastSums(D16 d16, hn::Vec<D16> even, hn::Vec<D16> odd, uint8_t* HWY_RESTRICT out) {
+  const hn::Repartition<uint8_t, D16> d8;
+  const auto bytes = hn::Or(hn::And(odd, hn::Set(d16, 0xFF00)), hn::ShiftRight<8>(even));
+  hn::StoreU(hn::BitCast(d8, bytes), d8, out);
 }
 
-// resample_columns_fast (resize_kernels.h) along the row: 16-bit lanes, twice as many per vector as
-// ResampleColumnsU8's, one rounding multiply per sample and tap, and each tap's weight broadcast once
-// for four vectors (which keeps the loop's overhead off the multiplies).
+// One output row of resample_columns_fast: the n rows from `first` on (`len` samples each, apart)
+// times the weights k, into out.
+template <bool kSaturate>
+HWY_INLINE void FastColumnRow(const uint8_t* HWY_RESTRICT first, int64_t len, const uint16_t* HWY_RESTRICT k, int n,
+                              uint8_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<uint16_t> d16;
+  const int64_t bytes = 2 * static_cast<int64_t>(hn::Lanes(d16));
+  const auto bias = hn::Set(d16, static_cast<uint16_t>(128 + n / 2));
+  int64_t x = 0;
+  for (; x + 2 * bytes <= len; x += 2 * bytes) {
+    auto even0 = bias, odd0 = bias, even1 = bias, odd1 = bias;
+    for (int t = 0; t < n; ++t) {
+      const auto weight = hn::Set(d16, k[t]);
+      const uint8_t* row = first + t * len + x;
+      AddFastTap<kSaturate>(d16, row, weight, even0, odd0);
+      AddFastTap<kSaturate>(d16, row + bytes, weight, even1, odd1);
+    }
+    StoreFastSums(d16, even0, odd0, out + x);
+    StoreFastSums(d16, even1, odd1, out + x + bytes);
+  }
+  // The rest as whole vectors, the last one ending at the row's end (overlapping the one before).
+  if (x < len && len >= bytes) {
+    for (x = std::min(x, len - bytes);; x = std::min(x + bytes, len - bytes)) {
+      auto even = bias, odd = bias;
+      for (int t = 0; t < n; ++t) AddFastTap<kSaturate>(d16, first + t * len + x, hn::Set(d16, k[t]), even, odd);
+      StoreFastSums(d16, even, odd, out + x);
+      if (x + bytes >= len) break;
+    }
+    x = len;
+  }
+  for (; x < len; ++x) out[x] = fast_column_sample(first, len, k, n, x);
+}
+
+// resample_columns_fast (resize_kernels.h) along the row: one 16-bit multiply per sample and tap,
+// each tap's weight broadcast once for two vectors of bytes.
 void ResampleColumnsU8Fast(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len,
                            const AxisWeights& c) {
-  const hn::ScalableTag<int16_t> d16;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
+#if HWY_TARGET == HWY_SCALAR  // a vector narrower than a pair of samples
+  resample_columns_fast(src, dst, len, c);
+#else
   for (int64_t i = 0; i < c.size; ++i) {
     const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
-    const int16_t* k = &c.q15[i * c.taps];
-    const int n = c.count[i];
-    uint8_t* out = dst + i * len;
-    int64_t x = 0;
-    for (; x + 4 * lanes <= len; x += 4 * lanes) {
-      auto sum0 = hn::Zero(d16), sum1 = hn::Zero(d16), sum2 = hn::Zero(d16), sum3 = hn::Zero(d16);
-      for (int t = 0; t < n; ++t) {
-        const auto weight = hn::Set(d16, k[t]);
-        const uint8_t* row = first + t * len + x;
-        sum0 = hn::SaturatedAdd(sum0, FastProducts(d16, row, weight));
-        sum1 = hn::SaturatedAdd(sum1, FastProducts(d16, row + lanes, weight));
-        sum2 = hn::SaturatedAdd(sum2, FastProducts(d16, row + 2 * lanes, weight));
-        sum3 = hn::SaturatedAdd(sum3, FastProducts(d16, row + 3 * lanes, weight));
-      }
-      StoreFastSum(d16, sum0, out + x);
-      StoreFastSum(d16, sum1, out + x + lanes);
-      StoreFastSum(d16, sum2, out + x + 2 * lanes);
-      StoreFastSum(d16, sum3, out + x + 3 * lanes);
+    const uint16_t* k = &c.u16[i * c.taps];
+    if (FastSumsFit(k, c.count[i])) {
+      FastColumnRow<false>(first, len, k, c.count[i], dst + i * len);
+    } else {
+      FastColumnRow<true>(first, len, k, c.count[i], dst + i * len);
     }
-    for (; x + lanes <= len; x += lanes) {
-      auto sum = hn::Zero(d16);
-      for (int t = 0; t < n; ++t)
-        sum = hn::SaturatedAdd(sum, FastProducts(d16, first + t * len + x, hn::Set(d16, k[t])));
-      StoreFastSum(d16, sum, out + x);
-    }
-    for (; x < len; ++x) out[x] = fast_column_sample(first, len, k, n, x);
   }
+#endif
 }
 
 }  // namespace loom::transforms::HWY_NAMESPACE

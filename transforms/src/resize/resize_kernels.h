@@ -124,26 +124,23 @@ void resample_rows_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t 
 }
 
 // Scalar reference. The fast uint8 vertical pass, for weights in [0, 1] (every filter but bicubic):
-// each sample, with kFastSampleBits fraction bits, times its q15 weight, rounded to 16 bits
-// ((a * b + 2^14) >> 15, as MulFixedPoint15); the products summed in 16 bits, saturating (they are
-// all >= 0, so a saturated sum is at least 255.99 and rounds to 255 anyway); the sum rounded and
-// clamped to 0..255. Each product is off by at most 2^-8 of a level.
-LOOM_HOST_DEVICE inline uint8_t fast_column_sample(const uint8_t* first, int64_t len, const int16_t* k, int n,
+// each product is a sample times its u16 weight in units of 2^-8 of a level, truncated (a 16-bit
+// high multiply of the sample placed in the high byte); the sum starts at the rounding half plus
+// n / 2 units (the truncations' mean) and saturates at 65535 (the products are >= 0, so a saturated
+// sum is at least 255.99 and rounds to 255 anyway); the result is its high byte. Each product is off
+// by less than 2^-8 of a level before the bias.
+LOOM_HOST_DEVICE inline uint8_t fast_column_sample(const uint8_t* first, int64_t len, const uint16_t* k, int n,
                                                    int64_t x) {
-  int32_t acc = 0;
-  for (int t = 0; t < n; ++t) {
-    const int32_t product = ((first[t * len + x] << kFastSampleBits) * k[t] + (1 << 14)) >> 15;
-    acc = std::clamp(acc + product, -32768, 32767);
-  }
-  acc = std::min(acc + (1 << (kFastSampleBits - 1)), 32767);
-  return static_cast<uint8_t>(std::clamp(acc >> kFastSampleBits, 0, 255));
+  uint32_t acc = 128 + n / 2;
+  for (int t = 0; t < n; ++t) acc = std::min<uint32_t>(acc + ((first[t * len + x] * uint32_t{k[t]}) >> 8), 65535);
+  return static_cast<uint8_t>(acc >> 8);
 }
 
 inline void resample_columns_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {
   for (int64_t i = 0; i < c.size; ++i) {
     const uint8_t* first = src + static_cast<int64_t>(c.start[i]) * len;
     for (int64_t x = 0; x < len; ++x) {
-      dst[i * len + x] = fast_column_sample(first, len, &c.q15[i * c.taps], c.count[i], x);
+      dst[i * len + x] = fast_column_sample(first, len, &c.u16[i * c.taps], c.count[i], x);
     }
   }
 }
@@ -163,7 +160,7 @@ void resample_columns_u8_fast(const uint8_t* src, uint8_t* dst, int64_t len, con
 // src_plane and dst + p * dst_plane, in elements; CHW runs each channel as a 1-channel plane, HWC one
 // plane of `channels` interleaved channels), for uint8, uint16 and float32: resample_rows<C, T> and
 // resample_columns<T>, or with `fast` (uint8 only) resample_rows_fast<C> (the w16 weights) and
-// resample_columns_fast (the q15 weights). The same sums in the same order (uint8: integers; uint16
+// resample_columns_fast (the u16 weights). The same sums in the same order (uint8: integers; uint16
 // and float32: double products and sums, no fused multiply-add), so the same bits as the scalar
 // references. src, dst and the weights' start, count and the weights the pass reads are device
 // addresses; the pass is queued on `stream` (a cudaStream_t).
