@@ -10,6 +10,7 @@
 #include <hwy/aligned_allocator.h>
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
+
 #include <cstring>
 
 #include "resize/resize_kernels.h"
@@ -52,7 +53,7 @@ inline ExpandedWeights expand_weights(const AxisWeights& c, int64_t out_w, int l
 // give the largest), so that a plain addition equals the reference's saturating one: every output
 // row of a filter whose weights are in [0, 1] and sum to 1, up to some 127 taps.
 inline bool FastSumsFit(const uint16_t* k, int n) {
-  uint32_t largest = 128 + n / 2;
+  uint32_t largest = fast_column_bias(n);
   for (int t = 0; t < n; ++t) largest += (255 * uint32_t{k[t]}) >> 8;
   return largest <= 65535;
 }
@@ -202,7 +203,7 @@ void PixelPairs(const uint8_t* HWY_RESTRICT row, int64_t in_w, uint8_t* HWY_REST
   uint8_t* out = pairs;
   if (hn::Lanes(d8) == 16) {
     const auto order = hn::Load(d8, C == 3 ? kRgb : kRgba);
-    for (; (p + 4) * C + (16 - 4 * C) <= in_w * C; p += 4, out += 16) {
+    for (; p * C + 16 <= in_w * C; p += 4, out += 16) {
       hn::StoreU(hn::TableLookupBytesOr0(hn::LoadU(d8, row + p * C), order), d8, out);
     }
   }
@@ -238,7 +239,7 @@ HWY_INLINE void StorePixels(D32 d32, hn::Vec<D32> v, int bits, uint8_t* HWY_REST
   if (out1 != nullptr) StorePixel(hn::ExtractLane(pixels, 1), out1, bytes);
 }
 
-// Output pixel i of two rows (the same row twice is fine) from their sums sum_a and sum_b, vectors
+// Output pixel i of two rows from their sums sum_a and sum_b, vectors
 // whose 128-bit blocks each hold the four channel sums of some taps: a row's blocks are added and
 // stored by StorePixels at out + i * C (RGB writes a 4th byte, which the next pixel then overwrites;
 // the row's last pixel writes 3).
@@ -288,13 +289,16 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
   const int64_t pair_bytes = (in_w / 2 + 1 + chunks_max * pairs_per_vector) * 8;
   auto pairs = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(4 * pair_bytes));
   std::fill(pairs.get(), pairs.get() + 4 * pair_bytes, 0);
-  const int bits = c.w16_bits;
-  int64_t y = 0;
-  // Four rows at a time: each weight vector is loaded once for the four.
-  for (; y + 4 <= rows; y += 4) {
-    for (int r = 0; r < 4; ++r) PixelPairs<C>(src + (y + r) * in_w * C, in_w, pairs.get() + r * pair_bytes);
-    uint8_t* out = dst + y * out_w * C;
-    const int64_t row = out_w * C;
+  // Four rows at a time, so that each weight vector is loaded once for the four; a last group of
+  // fewer rows repeats its last row (computing and storing it again).
+  const int64_t row = out_w * C;
+  for (int64_t y = 0; y < rows; y += 4) {
+    const int64_t more = std::min<int64_t>(rows - 1 - y, 3);  // rows y .. y + more are real
+    for (int r = 0; r < 4; ++r) {
+      PixelPairs<C>(src + (y + std::min<int64_t>(r, more)) * in_w * C, in_w, pairs.get() + r * pair_bytes);
+    }
+    uint8_t* out[4];
+    for (int r = 0; r < 4; ++r) out[r] = dst + (y + std::min<int64_t>(r, more)) * row;
     for (int64_t i = 0; i < out_w; ++i) {
       const uint8_t* window = pairs.get() + static_cast<int64_t>(c.start[i] / 2) * 8;
       const int16_t* k = weights.get() + i * chunks_max * lanes;
@@ -307,25 +311,10 @@ void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTR
         c0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + 2 * pair_bytes)), w, c0, c1);
         d0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + 3 * pair_bytes)), w, d0, d1);
       }
-      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(a0, a1), hn::RearrangeToOddPlusEven(b0, b1), bits, out,
-                             out + row, i, out_w);
-      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(c0, c1), hn::RearrangeToOddPlusEven(d0, d1), bits,
-                             out + 2 * row, out + 3 * row, i, out_w);
-    }
-  }
-  for (; y < rows; ++y) {
-    PixelPairs<C>(src + y * in_w * C, in_w, pairs.get());
-    uint8_t* out = dst + y * out_w * C;
-    for (int64_t i = 0; i < out_w; ++i) {
-      const uint8_t* window = pairs.get() + static_cast<int64_t>(c.start[i] / 2) * 8;
-      const int16_t* k = weights.get() + i * chunks_max * lanes;
-      auto sum0 = hn::Zero(d32), sum1 = hn::Zero(d32);
-      for (int j = 0; j < chunks[i]; ++j) {
-        const auto samples = hn::PromoteTo(d16, hn::LoadU(d8, window + j * lanes));
-        sum0 = hn::ReorderWidenMulAccumulate(d32, samples, hn::Load(d16, k + j * lanes), sum0, sum1);
-      }
-      const auto sum = hn::RearrangeToOddPlusEven(sum0, sum1);
-      StorePixelOfTwoRows<C>(d32, sum, sum, bits, out, out, i, out_w);
+      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(a0, a1), hn::RearrangeToOddPlusEven(b0, b1), c.w16_bits,
+                             out[0], out[1], i, out_w);
+      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(c0, c1), hn::RearrangeToOddPlusEven(d0, d1), c.w16_bits,
+                             out[2], out[3], i, out_w);
     }
   }
 }
@@ -417,7 +406,7 @@ HWY_INLINE void FastColumnRow(const uint8_t* HWY_RESTRICT first, int64_t len, co
                               uint8_t* HWY_RESTRICT out) {
   const hn::ScalableTag<uint16_t> d16;
   const int64_t bytes = 2 * static_cast<int64_t>(hn::Lanes(d16));
-  const auto bias = hn::Set(d16, static_cast<uint16_t>(128 + n / 2));
+  const auto bias = hn::Set(d16, static_cast<uint16_t>(fast_column_bias(n)));
   int64_t x = 0;
   for (; x + 2 * bytes <= len; x += 2 * bytes) {
     auto even0 = bias, odd0 = bias, even1 = bias, odd1 = bias;
@@ -431,14 +420,11 @@ HWY_INLINE void FastColumnRow(const uint8_t* HWY_RESTRICT first, int64_t len, co
     StoreFastSums(d16, even1, odd1, out + x + bytes);
   }
   // The rest as whole vectors, the last one ending at the row's end (overlapping the one before).
-  if (x < len && len >= bytes) {
-    for (x = std::min(x, len - bytes);; x = std::min(x + bytes, len - bytes)) {
-      auto even = bias, odd = bias;
-      for (int t = 0; t < n; ++t) AddFastTap<kSaturate>(d16, first + t * len + x, hn::Set(d16, k[t]), even, odd);
-      StoreFastSums(d16, even, odd, out + x);
-      if (x + bytes >= len) break;
-    }
-    x = len;
+  for (; x < len && len >= bytes; x += bytes) {
+    const int64_t at = std::min(x, len - bytes);
+    auto even = bias, odd = bias;
+    for (int t = 0; t < n; ++t) AddFastTap<kSaturate>(d16, first + t * len + at, hn::Set(d16, k[t]), even, odd);
+    StoreFastSums(d16, even, odd, out + at);
   }
   for (; x < len; ++x) out[x] = fast_column_sample(first, len, k, n, x);
 }

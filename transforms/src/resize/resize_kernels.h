@@ -129,9 +129,13 @@ void resample_rows_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t 
 // n / 2 units (the truncations' mean) and saturates at 65535 (the products are >= 0, so a saturated
 // sum is at least 255.99 and rounds to 255 anyway); the result is its high byte. Each product is off
 // by less than 2^-8 of a level before the bias.
+LOOM_HOST_DEVICE inline uint32_t fast_column_bias(int n) {
+  return 128 + n / 2;
+}
+
 LOOM_HOST_DEVICE inline uint8_t fast_column_sample(const uint8_t* first, int64_t len, const uint16_t* k, int n,
                                                    int64_t x) {
-  uint32_t acc = 128 + n / 2;
+  uint32_t acc = fast_column_bias(n);
   for (int t = 0; t < n; ++t) acc = std::min<uint32_t>(acc + ((first[t * len + x] * uint32_t{k[t]}) >> 8), 65535);
   return static_cast<uint8_t>(acc >> 8);
 }
