@@ -14,6 +14,7 @@ sources=(
   accel/src/current_stream.cc accel/src/interleave_hwy.cc accel/src/pcm_hwy.cc
   accel/src/polyphase_fir_hwy.cc transforms/src/geometry/warp.cc transforms/src/geometry/warp_hwy.cc
   transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc
+  transforms/src/resize/resize_tiles_hwy.cc
   transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/accel/interleave_test.cc tests/accel/pcm_test.cc
   tests/transforms/color_hwy_test.cc tests/transforms/noise_hwy_test.cc tests/accel/polyphase_fir_test.cc

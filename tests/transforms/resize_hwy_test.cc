@@ -20,6 +20,15 @@ const std::vector<ResizeOptions> kFilters = {{Interpolation::kBilinear, true, La
                                              {Interpolation::kBox, true, Layout::kHWC},
                                              {Interpolation::kNearest, true, Layout::kHWC}};
 
+// The channels of interleaved samples as planes, one after the other.
+std::vector<uint8_t> to_planes(const std::vector<uint8_t>& interleaved, int channels) {
+  const size_t n = interleaved.size() / channels;
+  std::vector<uint8_t> planes(interleaved.size());
+  for (size_t i = 0; i < n; ++i)
+    for (int ch = 0; ch < channels; ++ch) planes[ch * n + i] = interleaved[i * channels + ch];
+  return planes;
+}
+
 TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
   std::mt19937 rng(3);
   int checked = 0;
@@ -36,7 +45,9 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
                              {2, 1},
                              {1, 5}}) {
         Coefficients owner = axis_coefficients(in, out, filter);
-        add_fast_weights(owner);
+        add_fixed_weights(owner);
+        add_fast_column_weights(owner);
+        add_fast_row_weights(owner);
         const AxisWeights c = owner.weights();
         for (int channels = 1; channels <= 4; ++channels) {
           // Horizontal: 5 rows of `in` pixels -> `out` pixels; the buffer ends exactly at the image.
@@ -47,11 +58,24 @@ TEST(ResizeHwy, EveryTargetMatchesTheScalarReference) {
           resample_rows_u8(src.data(), in, got.data(), out, rows, channels, c);
           resample_rows(src.data(), in, want.data(), out, rows, channels, c);
           ASSERT_EQ(got, want) << hwy::TargetName(target) << " rows " << in << "->" << out << " C=" << channels;
-          // The fast kernel: its own reference for RGB and RGBA, the exact one otherwise.
-          resample_rows_u8_fast(src.data(), in, got.data(), out, rows, channels, c);
-          if (channels == 3) resample_rows_fast<3>(src.data(), in, want.data(), out, rows, c);
-          if (channels == 4) resample_rows_fast<4>(src.data(), in, want.data(), out, rows, c);
-          ASSERT_EQ(got, want) << hwy::TargetName(target) << " fast rows " << in << "->" << out << " C=" << channels;
+          // The fast kernel against its own reference, on interleaved rows and on the same samples as
+          // planes; 37 rows: more than one tile of the transposing kernel, the last one partial.
+          const int64_t fast_rows = 37;
+          std::vector<uint8_t> fast_src(static_cast<size_t>(fast_rows * in * channels));
+          for (auto& v : fast_src) v = static_cast<uint8_t>(rng());
+          std::vector<uint8_t> fast_got(static_cast<size_t>(fast_rows * out * channels)), fast_want(fast_got.size());
+          std::vector<uint8_t> scratch(resample_rows_u8_fast_scratch(in, out, channels));
+          resample_rows_fast(fast_src.data(), in, fast_want.data(), out, fast_rows, channels, c);
+          resample_rows_u8_fast(fast_src.data(), {in * channels, channels, 1}, in, fast_got.data(),
+                                {out * channels, channels, 1}, out, fast_rows, channels, c, scratch.data());
+          ASSERT_EQ(fast_got, fast_want) << hwy::TargetName(target) << " fast rows " << in << "->" << out
+                                         << " C=" << channels;
+          const std::vector<uint8_t> planes = to_planes(fast_src, channels);
+          std::vector<uint8_t> planar_got(fast_got.size());
+          resample_rows_u8_fast(planes.data(), {in, 1, fast_rows * in}, in, planar_got.data(),
+                                {out, 1, fast_rows * out}, out, fast_rows, channels, c, scratch.data());
+          ASSERT_EQ(planar_got, to_planes(fast_want, channels))
+              << hwy::TargetName(target) << " fast planar rows " << in << "->" << out << " C=" << channels;
         }
         // Vertical: `in` rows of 37 samples -> `out` rows.
         const int64_t len = 37;

@@ -38,7 +38,7 @@ constexpr size_t kKeptScratchBytes = size_t{32} << 20;
 template <typename T>
 class ScratchLease {
  public:
-  enum Slot { kPassOutput, kPlanes, kPixels, kPixelsOut, kSlots };
+  enum Slot { kPassOutput, kPlanes, kPixels, kPixelsOut, kTiles, kSlots };
 
   ScratchLease(Slot slot, size_t count) {
     const size_t bytes = count * sizeof(T);
@@ -71,30 +71,22 @@ class ScratchLease {
 // 1920x224 (bench/resize_bench.cc, whose sizes multiply about as often).
 constexpr double kHorizontalCostU8 = 2.0;
 
-// The horizontal pass over `rows` rows and the vertical pass (resize_kernels.h): the Highway kernels
-// for uint8, the scalar ones otherwise. `fast`: uint8's 16-bit kernels (weights in [0, 1] only).
+// The horizontal pass over `rows` rows and the vertical pass (resize_kernels.h) of the exact
+// arithmetic: the Highway kernels for uint8 (Pillow's), the scalar ones otherwise.
 template <typename T>
 void run_horizontal_pass(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t rows, int channels,
-                         const AxisWeights& c, bool fast) {
+                         const AxisWeights& c) {
   if constexpr (std::is_same_v<T, uint8_t>) {
-    if (fast) {
-      resample_rows_u8_fast(src, in_w, dst, out_w, rows, channels, c);
-    } else {
-      resample_rows_u8(src, in_w, dst, out_w, rows, channels, c);
-    }
+    resample_rows_u8(src, in_w, dst, out_w, rows, channels, c);
   } else {
     resample_rows(src, in_w, dst, out_w, rows, channels, c);
   }
 }
 
 template <typename T>
-void run_vertical_pass(const T* src, T* dst, int64_t len, const AxisWeights& c, bool fast) {
+void run_vertical_pass(const T* src, T* dst, int64_t len, const AxisWeights& c) {
   if constexpr (std::is_same_v<T, uint8_t>) {
-    if (fast) {
-      resample_columns_u8_fast(src, dst, len, c);
-    } else {
-      resample_columns_u8(src, dst, len, c);
-    }
+    resample_columns_u8(src, dst, len, c);
   } else {
     resample_columns(src, dst, len, c);
   }
@@ -135,6 +127,20 @@ PassPlan plan_passes(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, c
   return plan;
 }
 
+// The weights the plan's uint8 kernels read (uint16 and float32 read w): the fast ones, or Pillow's.
+template <typename T>
+void add_kernel_weights(Coefficients& vertical, Coefficients& horizontal, const PassPlan& plan) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (plan.fast) {
+      add_fast_column_weights(vertical);
+      add_fast_row_weights(horizontal);
+    } else {
+      add_fixed_weights(vertical);
+      add_fixed_weights(horizontal);
+    }
+  }
+}
+
 // Resizes a contiguous H x W x C (channels interleaved) image with the weights of each axis (built
 // once per image: a CHW image runs this once per channel with the same weights) in the plan's order.
 template <typename T>
@@ -147,8 +153,8 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
   }
   if (plan.vertical_first) {
     const ScratchLease<T> tmp(ScratchLease<T>::kPassOutput, static_cast<size_t>(out_h * in_w * channels));
-    run_vertical_pass(src, tmp.data(), in_w * channels, vertical.weights(), plan.fast);
-    run_horizontal_pass(tmp.data(), in_w, dst, out_w, out_h, channels, horizontal.weights(), plan.fast);
+    run_vertical_pass(src, tmp.data(), in_w * channels, vertical.weights());
+    run_horizontal_pass(tmp.data(), in_w, dst, out_w, out_h, channels, horizontal.weights());
     return;
   }
   // Horizontal first, on only the rows the vertical pass will read (as Pillow).
@@ -158,7 +164,7 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
   const ScratchLease<T> tmp(ScratchLease<T>::kPassOutput, plan.vertical ? row * (row_hi - row_lo) : 0);
   if (plan.horizontal) {
     T* out = plan.vertical ? tmp.data() : dst;
-    run_horizontal_pass(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal.weights(), plan.fast);
+    run_horizontal_pass(rows, in_w, out, out_w, row_hi - row_lo, channels, horizontal.weights());
     if (!plan.vertical) return;
     rows = tmp.data();
   }
@@ -167,7 +173,7 @@ void resize_interleaved(const T* src, int64_t in_h, int64_t in_w, T* dst, int64_
   for (int& s : start) s -= static_cast<int>(row_lo);
   AxisWeights rows_weights = vertical.weights();
   rows_weights.start = start.data();
-  run_vertical_pass(rows, dst, static_cast<int64_t>(row), rows_weights, plan.fast);
+  run_vertical_pass(rows, dst, static_cast<int64_t>(row), rows_weights);
 }
 
 // A uint8 CHW image of 2 to 4 channels with a horizontal pass: resized as interleaved pixels, whose
@@ -191,8 +197,7 @@ void resize_planes_interleaved(const uint8_t* src, int64_t in_h, int64_t in_w, u
   PassPlan rest = plan;
   if (plan.vertical_first) {
     for (int c = 0; c < channels; ++c) {
-      run_vertical_pass(src + c * in_h * in_w, vertical_out.data() + c * out_h * in_w, in_w, vertical.weights(),
-                        plan.fast);
+      run_vertical_pass(src + c * in_h * in_w, vertical_out.data() + c * out_h * in_w, in_w, vertical.weights());
     }
     planar = vertical_out.data();
     rows = out_h;
@@ -203,6 +208,61 @@ void resize_planes_interleaved(const uint8_t* src, int64_t in_h, int64_t in_w, u
   const Scratch out(Scratch::kPixelsOut, static_cast<size_t>(out_h * out_w * channels));
   resize_interleaved(pixels.data(), rows, in_w, out.data(), out_h, out_w, channels, vertical, horizontal, rest);
   accel::deinterleave(out.data(), static_cast<size_t>(out_h * out_w), channels, planes_of(dst, out_h * out_w).data());
+}
+
+// The fast uint8 resize (plan.fast) of an image of `channels` channels, interleaved (HWC) or planar
+// (CHW): both layouts run the same kernels on the same samples, so they give the same bytes. The
+// vertical pass runs along whole rows (a plane at a time when planar); the horizontal pass reads and
+// writes either layout (resample_rows_u8_fast).
+void resize_u8_fast(const uint8_t* src, int64_t in_h, int64_t in_w, uint8_t* dst, int64_t out_h, int64_t out_w,
+                    int channels, bool planar, const Coefficients& vertical, const Coefficients& horizontal,
+                    const PassPlan& plan) {
+  // The strides of an image of `rows` rows of `width` pixels, in the layout of this resize.
+  const auto strides = [&](int64_t rows, int64_t width) {
+    return planar ? ImageStrides{width, 1, rows * width} : ImageStrides{width * channels, channels, 1};
+  };
+  // The vertical pass of `weights` over an image `width` pixels wide whose planes hold `in_rows`
+  // rows, into planes of `out_rows` rows.
+  const auto vertical_pass = [&](const uint8_t* from, int64_t in_rows, uint8_t* to, int64_t out_rows, int64_t width,
+                                 const AxisWeights& weights) {
+    if (!planar) return resample_columns_u8_fast(from, to, width * channels, weights);
+    for (int c = 0; c < channels; ++c) {
+      resample_columns_u8_fast(from + c * in_rows * width, to + c * out_rows * width, width, weights);
+    }
+  };
+  const auto horizontal_pass = [&](const uint8_t* from, ImageStrides from_strides, uint8_t* to, int64_t rows) {
+    const ScratchLease<uint8_t> scratch(ScratchLease<uint8_t>::kTiles,
+                                        resample_rows_u8_fast_scratch(in_w, out_w, channels));
+    resample_rows_u8_fast(from, from_strides, in_w, to, strides(rows, out_w), out_w, rows, channels,
+                          horizontal.weights(), scratch.data());
+  };
+  if (!plan.horizontal && !plan.vertical) {
+    std::copy(src, src + out_h * out_w * channels, dst);
+    return;
+  }
+  if (!plan.horizontal || plan.vertical_first) {
+    using Scratch = ScratchLease<uint8_t>;
+    const Scratch tmp(Scratch::kPassOutput, plan.horizontal ? static_cast<size_t>(out_h * in_w * channels) : 0);
+    uint8_t* to = plan.horizontal ? tmp.data() : dst;
+    vertical_pass(src, in_h, to, out_h, in_w, vertical.weights());
+    if (plan.horizontal) horizontal_pass(to, strides(out_h, in_w), dst, out_h);
+    return;
+  }
+  // Horizontal first, on only the rows the vertical pass will read (as Pillow).
+  const int64_t row_lo = plan.vertical ? vertical.start.front() : 0;
+  const int64_t row_hi = plan.vertical ? vertical.start.back() + vertical.count.back() : in_h;
+  const int64_t rows = row_hi - row_lo;
+  const ImageStrides in = strides(in_h, in_w);
+  const ScratchLease<uint8_t> tmp(ScratchLease<uint8_t>::kPassOutput,
+                                  plan.vertical ? static_cast<size_t>(rows * out_w * channels) : 0);
+  horizontal_pass(src + row_lo * in.row, in, plan.vertical ? tmp.data() : dst, rows);
+  if (!plan.vertical) return;
+  // The vertical windows, relative to the first row read.
+  std::vector<int> start = vertical.start;
+  for (int& s : start) s -= static_cast<int>(row_lo);
+  AxisWeights rows_weights = vertical.weights();
+  rows_weights.start = start.data();
+  vertical_pass(tmp.data(), rows, dst, out_h, out_w, rows_weights);
 }
 
 template <typename T>
@@ -218,11 +278,14 @@ Tensor resize_typed(const Tensor& image, Size size, const ResizeOptions& opt) {
   Coefficients vertical = axis_coefficients(in_h, size.height, opt);
   Coefficients horizontal = axis_coefficients(in_w, size.width, opt);
   const PassPlan plan = plan_passes<T>(in_h, in_w, size.height, size.width, vertical, horizontal, opt);
-  if (plan.fast) {
-    add_fast_weights(vertical);
-    add_fast_weights(horizontal);
-  }
+  add_kernel_weights<T>(vertical, horizontal, plan);
   const int c = static_cast<int>(channels);
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (plan.fast) {
+      resize_u8_fast(in, in_h, in_w, dst, size.height, size.width, c, !hwc, vertical, horizontal, plan);
+      return out;
+    }
+  }
   if (hwc || channels == 1) {
     resize_interleaved(in, in_h, in_w, dst, size.height, size.width, c, vertical, horizontal, plan);
     return out;
@@ -305,14 +368,7 @@ Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& op
     accel::copy_into(src, out, stream);
     return out;
   }
-  if (plan.fast) {
-    add_fast_weights(vc);
-    add_fast_weights(hc);
-  }
-  // The CPU's fast horizontal kernel runs on 3 or 4 interleaved channels (a uint8 CHW image is
-  // interleaved for it), its exact one otherwise; the fast vertical kernel runs whenever plan.fast.
-  const bool fast_rows = plan.fast && (channels == 3 || channels == 4);
-  const bool fast_columns = plan.fast;
+  add_kernel_weights<T>(vc, hc, plan);
   constexpr bool u8 = std::is_same_v<T, uint8_t>;
   // Horizontal first reads only the rows the vertical pass needs: the vertical windows then start
   // at the first of them.
@@ -320,8 +376,8 @@ Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& op
   const int row_lo = plan.vertical && rows_first ? vc.start.front() : 0;
   const int64_t row_hi = plan.vertical && rows_first ? vc.start.back() + vc.count.back() : in_h;
   DeviceUpload up;
-  const AxisUpload hu(up, hc, 0, !u8 ? AxisUpload::kDouble : fast_rows ? AxisUpload::kW16 : AxisUpload::kFixed);
-  const AxisUpload vu(up, vc, row_lo, !u8 ? AxisUpload::kDouble : fast_columns ? AxisUpload::kU16 : AxisUpload::kFixed);
+  const AxisUpload hu(up, hc, 0, !u8 ? AxisUpload::kDouble : plan.fast ? AxisUpload::kW16 : AxisUpload::kFixed);
+  const AxisUpload vu(up, vc, row_lo, !u8 ? AxisUpload::kDouble : plan.fast ? AxisUpload::kU16 : AxisUpload::kFixed);
   const Tensor weights = up.upload(image.device(), stream);
   const AxisWeights hw = hu.on_device(up), vw = vu.on_device(up);
   // Planes and their interleaved channels: CHW images are `channels` planes of 1 channel.
@@ -332,26 +388,26 @@ Tensor resize_cuda_typed(const Tensor& image, Size size, const ResizeOptions& op
   const int64_t in_plane = in_h * in_w * c, out_plane = out_h * out_w * c;
   void* s = stream.handle();
   if (!plan.vertical) {
-    resample_rows_cuda(in, in_plane, in_w, dst, out_plane, out_w, in_h, planes, c, hw, fast_rows, s);
+    resample_rows_cuda(in, in_plane, in_w, dst, out_plane, out_w, in_h, planes, c, hw, plan.fast, s);
     return out;
   }
   if (!plan.horizontal) {
-    resample_columns_cuda(in + row_lo * in_w * c, in_plane, dst, out_plane, in_w * c, planes, vw, fast_columns, s);
+    resample_columns_cuda(in + row_lo * in_w * c, in_plane, dst, out_plane, in_w * c, planes, vw, plan.fast, s);
     return out;
   }
   if (plan.vertical_first) {
     const int64_t tmp_plane = out_h * in_w * c;
     const Tensor tmp = accel::empty_device({planes * tmp_plane}, image.dtype(), image.device(), stream);
     T* mid = static_cast<T*>(tmp.data());
-    resample_columns_cuda(in, in_plane, mid, tmp_plane, in_w * c, planes, vw, fast_columns, s);
-    resample_rows_cuda<T>(mid, tmp_plane, in_w, dst, out_plane, out_w, out_h, planes, c, hw, fast_rows, s);
+    resample_columns_cuda(in, in_plane, mid, tmp_plane, in_w * c, planes, vw, plan.fast, s);
+    resample_rows_cuda<T>(mid, tmp_plane, in_w, dst, out_plane, out_w, out_h, planes, c, hw, plan.fast, s);
     return out;
   }
   const int64_t rows = row_hi - row_lo, tmp_plane = rows * out_w * c;
   const Tensor tmp = accel::empty_device({planes * tmp_plane}, image.dtype(), image.device(), stream);
   T* mid = static_cast<T*>(tmp.data());
-  resample_rows_cuda(in + row_lo * in_w * c, in_plane, in_w, mid, tmp_plane, out_w, rows, planes, c, hw, fast_rows, s);
-  resample_columns_cuda<T>(mid, tmp_plane, dst, out_plane, out_w * c, planes, vw, fast_columns, s);
+  resample_rows_cuda(in + row_lo * in_w * c, in_plane, in_w, mid, tmp_plane, out_w, rows, planes, c, hw, plan.fast, s);
+  resample_columns_cuda<T>(mid, tmp_plane, dst, out_plane, out_w * c, planes, vw, plan.fast, s);
   return out;
 }
 #endif

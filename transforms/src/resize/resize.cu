@@ -5,7 +5,7 @@
 // windows). Every sum is the scalar reference's, term for term: uint8 in int32 from 1 << (kPrecisionBits
 // - 1), shifted and clamped; uint16 and float32 in double with explicitly rounded products and sums
 // (__dmul_rn, __dadd_rn; the file also builds with --fmad=false), the horizontal pass's even and odd
-// taps in two sums as resample_rows does. clip8, from_double and fast_column_sample are the scalar
+// taps in two sums as resample_rows does. clip8, from_double, fast_row_sample and fast_column_sample are the scalar
 // references' own (resize_kernels.h).
 #include <cuda_runtime.h>
 
@@ -45,11 +45,8 @@ __global__ void rows_kernel(const T* __restrict__ src, int64_t src_plane, int64_
     const int n = c.count[i];
     T* out = dst + p * dst_plane + (y * out_w + i) * C + ch;
     if constexpr (std::is_same_v<T, uint8_t>) {
-      if (fast) {  // u8_pixel with the w16 weights
-        const int16_t* k = c.w16 + i * c.taps;
-        int32_t acc = 1 << (c.w16_bits - 1);
-        for (int t = 0; t < n; ++t) acc += static_cast<int32_t>(window[t * C]) * k[t];
-        *out = static_cast<uint8_t>(min(max(acc >> c.w16_bits, 0), 255));
+      if (fast) {
+        *out = fast_row_sample(window, C, c.w16 + i * c.taps, n, c.w16_bits);
       } else {
         const int32_t* k = c.fixed + i * c.taps;
         int32_t acc = 1 << (kPrecisionBits - 1);

@@ -49,7 +49,6 @@ Coefficients make_nearest(int64_t in_size, int64_t out_size, bool exact) {
   c.start.resize(out_size);
   c.count.assign(out_size, 1);
   c.w.assign(out_size, 1.0);
-  c.fixed.assign(out_size, 1 << kPrecisionBits);
   const float scale = static_cast<float>(in_size) / static_cast<float>(out_size);
   for (int64_t i = 0; i < out_size; ++i) {
     const float src = exact ? (static_cast<float>(i) + 0.5f) * scale : static_cast<float>(i) * scale;
@@ -69,7 +68,6 @@ Coefficients make_interpolate_coefficients(int64_t in_size, int64_t out_size, In
   c.start.resize(out_size);
   c.count.resize(out_size);
   c.w.assign(static_cast<size_t>(out_size) * c.taps, 0.0);
-  c.fixed.assign(c.w.size(), 0);
   const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
   for (int64_t i = 0; i < out_size; ++i) {
     double src = scale * (static_cast<double>(i) + 0.5) - 0.5;
@@ -93,9 +91,6 @@ Coefficients make_interpolate_coefficients(int64_t in_size, int64_t out_size, In
     for (int k = 0; k < c.taps; ++k) w[clamped(k) - lo] += weights[k];
     c.start[i] = static_cast<int>(lo);
     c.count[i] = static_cast<int>(hi - lo + 1);
-    for (int k = 0; k < c.count[i]; ++k) {
-      c.fixed[i * c.taps + k] = static_cast<int32_t>(round_half_away(w[k] * (1 << kPrecisionBits)));
-    }
   }
   return c;
 }
@@ -111,7 +106,6 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
   c.start.resize(out_size);
   c.count.resize(out_size);
   c.w.assign(static_cast<size_t>(out_size) * c.taps, 0.0);
-  c.fixed.assign(c.w.size(), 0);
   for (int64_t i = 0; i < out_size; ++i) {
     const double center = (static_cast<double>(i) + 0.5) * scale;
     const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
@@ -123,9 +117,8 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
       w[k] = filter_value(interp, (static_cast<double>(k + lo) - center + 0.5) / filter_scale);
       total += w[k];
     }
-    for (int k = 0; k < n; ++k) {
-      if (total != 0.0) w[k] /= total;
-      c.fixed[i * c.taps + k] = static_cast<int32_t>(round_half_away(w[k] * (1 << kPrecisionBits)));
+    if (total != 0.0) {
+      for (int k = 0; k < n; ++k) w[k] /= total;
     }
     c.start[i] = static_cast<int>(lo);
     c.count[i] = n;
@@ -146,20 +139,28 @@ Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOp
   throw Error(ErrorCode::kInvalidInput, "resize", "unknown interpolation");
 }
 
-void add_fast_weights(Coefficients& c) {
-  const auto to_int16 = [](double w, int bits) {
-    return static_cast<int16_t>(std::clamp<int64_t>(round_half_away(w * (1 << bits)), -32768, 32767));
-  };
+void add_fixed_weights(Coefficients& c) {
+  c.fixed.resize(c.w.size());
+  std::transform(c.w.begin(), c.w.end(), c.fixed.begin(),
+                 [](double w) { return static_cast<int32_t>(round_half_away(w * (1 << kPrecisionBits))); });
+}
+
+void add_fast_column_weights(Coefficients& c) {
   c.u16.resize(c.w.size());
   std::transform(c.w.begin(), c.w.end(), c.u16.begin(), [](double w) {
     return static_cast<uint16_t>(std::clamp<int64_t>(round_half_away(w * 65536), 0, 65535));
   });
+}
+
+void add_fast_row_weights(Coefficients& c) {
   double largest = 0.0;
   for (double w : c.w) largest = std::max(largest, std::abs(w));
   c.w16_bits = kPrecisionBits;
   while (c.w16_bits > 0 && round_half_away(largest * (1 << c.w16_bits)) > 32767) --c.w16_bits;
   c.w16.resize(c.w.size());
-  std::transform(c.w.begin(), c.w.end(), c.w16.begin(), [&](double w) { return to_int16(w, c.w16_bits); });
+  std::transform(c.w.begin(), c.w.end(), c.w16.begin(), [&](double w) {
+    return static_cast<int16_t>(std::clamp<int64_t>(round_half_away(w * (1 << c.w16_bits)), -32768, 32767));
+  });
 }
 
 }  // namespace loom::transforms

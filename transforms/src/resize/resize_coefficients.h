@@ -10,7 +10,8 @@
 
 namespace loom::transforms {
 
-// The owner of one axis' weights (see AxisWeights for their meaning).
+// The owner of one axis' weights (see AxisWeights for their meaning): w, start and count always,
+// the kernels' forms of w when added (add_*_weights below).
 struct Coefficients {
   int taps = 0;
   std::vector<int> start, count;
@@ -44,8 +45,11 @@ Coefficients make_coefficients(int64_t in_size, int64_t out_size, Interpolation 
 // bilinear and bicubic. Throws Error(kInvalidInput) for an unknown interpolation.
 Coefficients axis_coefficients(int64_t in_size, int64_t out_size, const ResizeOptions& options);
 
-// Fills c.u16, c.w16 and c.w16_bits from c.w: the weights of the fast uint8 kernels, built only for
-// a resize that runs them.
-void add_fast_weights(Coefficients& c);
+// The weights a kernel reads, computed from c.w (see AxisWeights) and built only for a resize that
+// runs that kernel: c.fixed for Pillow's uint8 kernels, c.u16 for the fast uint8 vertical pass, c.w16
+// and c.w16_bits for the fast uint8 horizontal pass.
+void add_fixed_weights(Coefficients& c);
+void add_fast_column_weights(Coefficients& c);
+void add_fast_row_weights(Coefficients& c);
 
 }  // namespace loom::transforms

@@ -1,17 +1,17 @@
-// Highway kernels for the uint8 resize passes (Pillow's fixed-point arithmetic, bit-exact with the
-// scalar reference in resize_kernels.h), fed an AxisWeights (resize_plan.h).
+// Highway kernels for the uint8 resize passes, bit-exact with their scalar references in
+// resize_kernels.h, fed an AxisWeights (resize_plan.h).
 //
-// Vertical pass: SIMD along the row; each output row is sum_t k[t] * row[start + t], with u8 samples
-// widened to i32 lanes. Horizontal pass: per output pixel, the window of taps * C interleaved samples
-// is read as a few vectors, multiplied by the tap weights expanded to one per sample, and the lanes of
-// each channel are summed at the end (RGB goes through RGBX so that vectors hold whole pixels).
+// Pillow's arithmetic (pillow_exact): the vertical pass is SIMD along the row, each output row
+// sum_t k[t] * row[start + t] with u8 samples widened to i32 lanes; the horizontal pass reads each
+// output pixel's window of taps * C interleaved samples as a few vectors, multiplied by the tap
+// weights expanded to one per sample, and sums each channel's lanes at the end (RGB goes through RGBX
+// so that vectors hold whole pixels). The fast vertical pass multiplies 16-bit lanes along the row
+// (the fast horizontal pass is resize_tiles_hwy.cc).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "resize/resize_hwy.cc"
 #include <hwy/aligned_allocator.h>
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
-
-#include <cstring>
 
 #include "resize/resize_kernels.h"
 
@@ -123,16 +123,16 @@ void RowsFixedC(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_REST
 
 // Output pixel i of a row of C-channel pixels, from the lanes32 i32 sums that a kernel stored at
 // `sums`: each 128-bit block holds the four channel sums of some taps. Their total plus the rounding
-// half, shifted right by `bits` and clamped to 0..255 (clip8 on 4 lanes), is stored at out + i * C;
+// half, shifted right by kPrecisionBits and clamped to 0..255 (clip8 on 4 lanes), is stored at out + i * C;
 // for RGB the 4th byte is overwritten by the next pixel, and the row's last pixel goes through a copy.
 template <int C>
-HWY_INLINE void StoreBlockSums(const int32_t* HWY_RESTRICT sums, int lanes32, int bits, uint8_t* HWY_RESTRICT out,
-                               int64_t i, int64_t out_w) {
+HWY_INLINE void StoreBlockSums(const int32_t* HWY_RESTRICT sums, int lanes32, uint8_t* HWY_RESTRICT out, int64_t i,
+                               int64_t out_w) {
   const hn::CappedTag<int32_t, 4> d4;
   const hn::Rebind<uint8_t, decltype(d4)> d4u8;
-  auto pixel = hn::Add(hn::Set(d4, 1 << (bits - 1)), hn::Load(d4, sums));
+  auto pixel = hn::Add(hn::Set(d4, 1 << (kPrecisionBits - 1)), hn::Load(d4, sums));
   for (int block = 4; block < lanes32; block += 4) pixel = hn::Add(pixel, hn::Load(d4, sums + block));
-  const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRightSame(pixel, bits));
+  const auto bytes = hn::DemoteTo(d4u8, hn::ShiftRight<kPrecisionBits>(pixel));
   if (C == 4 || i + 1 < out_w) {
     hn::StoreU(bytes, d4u8, out + i * C);
   } else {
@@ -185,141 +185,10 @@ void RowsRgbx(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRI
       const uint8_t* window = rgbx.get() + static_cast<int64_t>(c.start[i]) * 4;
       const int32_t* k = w.values.get() + i * w.chunks_max * lanes;
       hn::Store(WindowProducts(d32, window, lanes, k, w.chunks[i]), d32, sums);
-      StoreBlockSums<C>(sums, lanes, kPrecisionBits, out, i, out_w);
+      StoreBlockSums<C>(sums, lanes, out, i, out_w);
     }
   }
 }
-
-// Lays out an RGB or RGBA row of in_w pixels as pairs of 16-bit channel pairs: pair q is [r g b a] of
-// pixels 2q and 2q + 1, byte by byte [r r g g b b a a] (a = 0 for RGB; a missing second pixel is 0).
-// Writes (in_w + 1) / 2 pairs.
-template <int C>
-void PixelPairs(const uint8_t* HWY_RESTRICT row, int64_t in_w, uint8_t* HWY_RESTRICT pairs) {
-  // Four pixels (4 * C bytes of the 16 read) at a time, one byte shuffle into two pairs.
-  const hn::CappedTag<uint8_t, 16> d8;
-  alignas(16) static constexpr uint8_t kRgb[16] = {0, 3, 1, 4, 2, 5, 0x80, 0x80, 6, 9, 7, 10, 8, 11, 0x80, 0x80};
-  alignas(16) static constexpr uint8_t kRgba[16] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
-  int64_t p = 0;
-  uint8_t* out = pairs;
-  if (hn::Lanes(d8) == 16) {
-    const auto order = hn::Load(d8, C == 3 ? kRgb : kRgba);
-    for (; p * C + 16 <= in_w * C; p += 4, out += 16) {
-      hn::StoreU(hn::TableLookupBytesOr0(hn::LoadU(d8, row + p * C), order), d8, out);
-    }
-  }
-  for (; p < in_w; p += 2, out += 8) {
-    for (int ch = 0; ch < 4; ++ch) {
-      out[2 * ch] = ch < C ? row[p * C + ch] : 0;
-      out[2 * ch + 1] = ch < C && p + 1 < in_w ? row[(p + 1) * C + ch] : 0;
-    }
-  }
-}
-
-#if HWY_TARGET != HWY_SCALAR  // the fast horizontal pass needs a vector of a pixel pair
-// The first `bytes` (3 or 4) bytes of `pixel` at out, as constant-size copies.
-HWY_INLINE void StorePixel(uint32_t pixel, uint8_t* HWY_RESTRICT out, size_t bytes) {
-  if (bytes == 4) {
-    std::memcpy(out, &pixel, 4);
-  } else {
-    std::memcpy(out, &pixel, 3);
-  }
-}
-
-// The sums v (of four lanes per pixel, in one or two 128-bit blocks), rounded, shifted right by
-// `bits` and clamped to 0..255: the first pixel's `bytes` stored at out0 and, with out1, the second's
-// at out1.
-template <class D32>
-HWY_INLINE void StorePixels(D32 d32, hn::Vec<D32> v, int bits, uint8_t* HWY_RESTRICT out0, uint8_t* HWY_RESTRICT out1,
-                            size_t bytes) {
-  const hn::Rebind<uint8_t, D32> d8;
-  const hn::Repartition<uint32_t, decltype(d8)> du32;
-  const auto rounded = hn::ShiftRightSame(hn::Add(v, hn::Set(d32, 1 << (bits - 1))), bits);
-  const auto pixels = hn::BitCast(du32, hn::DemoteTo(d8, rounded));
-  StorePixel(hn::GetLane(pixels), out0, bytes);
-  if (out1 != nullptr) StorePixel(hn::ExtractLane(pixels, 1), out1, bytes);
-}
-
-// Output pixel i of two rows from their sums sum_a and sum_b, vectors
-// whose 128-bit blocks each hold the four channel sums of some taps: a row's blocks are added and
-// stored by StorePixels at out + i * C (RGB writes a 4th byte, which the next pixel then overwrites;
-// the row's last pixel writes 3).
-template <int C, class D32>
-HWY_INLINE void StorePixelOfTwoRows(D32 d32, hn::Vec<D32> sum_a, hn::Vec<D32> sum_b, int bits,
-                                    uint8_t* HWY_RESTRICT out_a, uint8_t* HWY_RESTRICT out_b, int64_t i,
-                                    int64_t out_w) {
-  const size_t bytes = C == 4 || i + 1 < out_w ? 4 : 3;
-  if (hn::Lanes(d32) == 8) {  // [a0 | a1], [b0 | b1] -> [a0 + a1 | b0 + b1]
-    const auto both = hn::Add(hn::ConcatLowerLower(d32, sum_b, sum_a), hn::ConcatUpperUpper(d32, sum_b, sum_a));
-    StorePixels(d32, both, bits, out_a + i * C, out_b + i * C, bytes);
-  } else {  // one block each
-    StorePixels(d32, sum_a, bits, out_a + i * C, nullptr, bytes);
-    StorePixels(d32, sum_b, bits, out_b + i * C, nullptr, bytes);
-  }
-}
-
-// The fast horizontal pass for RGB and RGBA (resample_rows_fast): each row is laid out as pixel
-// pairs (PixelPairs), and a pairwise multiply-add of 16-bit lanes (ReorderWidenMulAccumulate) takes
-// two taps of all four channels; a window that starts at an odd pixel starts at the pair before, its
-// first weight 0. The vector's 128-bit blocks then add up to the four channel sums.
-template <int C>
-void RowsPairs(const uint8_t* HWY_RESTRICT src, int64_t in_w, uint8_t* HWY_RESTRICT dst, int64_t out_w, int64_t rows,
-               const AxisWeights& c) {
-  // At most 256 bits: a window holds a few pairs, and on AVX-512 the wider vectors lose more to padding
-  // and to adding four blocks per output than they gain (measured: 0.8-0.9x the speed of AVX2).
-  const hn::CappedTag<int16_t, 16> d16;
-  const hn::Repartition<int32_t, decltype(d16)> d32;
-  const hn::Rebind<uint8_t, decltype(d16)> d8;         // Lanes(d16) bytes, widened to d16
-  const int lanes = static_cast<int>(hn::Lanes(d16));  // at least 8: one pixel pair
-  const int pairs_per_vector = lanes / 8;
-  // Weights vector by vector: lane l of output i's vectors multiplies tap 2 * (l / 8) + l % 2 -
-  // start[i] % 2 of channel (l % 8) / 2 (0 for the padding channel and outside the window).
-  const int chunks_max = ((c.taps + 2) / 2 + pairs_per_vector - 1) / pairs_per_vector;
-  auto weights = hwy::AllocateAligned<int16_t>(static_cast<size_t>(out_w) * chunks_max * lanes);
-  std::vector<int> chunks(static_cast<size_t>(out_w));
-  for (int64_t i = 0; i < out_w; ++i) {
-    const int odd = c.start[i] % 2;
-    chunks[i] = ((c.count[i] + odd + 1) / 2 + pairs_per_vector - 1) / pairs_per_vector;
-    int16_t* k = weights.get() + i * chunks_max * lanes;
-    for (int l = 0; l < chunks_max * lanes; ++l) {
-      const int tap = 2 * (l / 8) + l % 2 - odd, channel = (l % 8) / 2;
-      k[l] = channel < C && tap >= 0 && tap < c.count[i] ? c.w16[i * c.taps + tap] : 0;
-    }
-  }
-  // Four rows' pairs, each with room for the last window's whole vectors (zeros).
-  const int64_t pair_bytes = (in_w / 2 + 1 + chunks_max * pairs_per_vector) * 8;
-  auto pairs = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(4 * pair_bytes));
-  std::fill(pairs.get(), pairs.get() + 4 * pair_bytes, 0);
-  // Four rows at a time, so that each weight vector is loaded once for the four; a last group of
-  // fewer rows repeats its last row (computing and storing it again).
-  const int64_t row = out_w * C;
-  for (int64_t y = 0; y < rows; y += 4) {
-    const int64_t more = std::min<int64_t>(rows - 1 - y, 3);  // rows y .. y + more are real
-    for (int r = 0; r < 4; ++r) {
-      PixelPairs<C>(src + (y + std::min<int64_t>(r, more)) * in_w * C, in_w, pairs.get() + r * pair_bytes);
-    }
-    uint8_t* out[4];
-    for (int r = 0; r < 4; ++r) out[r] = dst + (y + std::min<int64_t>(r, more)) * row;
-    for (int64_t i = 0; i < out_w; ++i) {
-      const uint8_t* window = pairs.get() + static_cast<int64_t>(c.start[i] / 2) * 8;
-      const int16_t* k = weights.get() + i * chunks_max * lanes;
-      auto a0 = hn::Zero(d32), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
-      for (int j = 0; j < chunks[i]; ++j) {
-        const auto w = hn::Load(d16, k + j * lanes);
-        const uint8_t* at = window + j * lanes;
-        a0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at)), w, a0, a1);
-        b0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + pair_bytes)), w, b0, b1);
-        c0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + 2 * pair_bytes)), w, c0, c1);
-        d0 = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(d8, at + 3 * pair_bytes)), w, d0, d1);
-      }
-      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(a0, a1), hn::RearrangeToOddPlusEven(b0, b1), c.w16_bits,
-                             out[0], out[1], i, out_w);
-      StorePixelOfTwoRows<C>(d32, hn::RearrangeToOddPlusEven(c0, c1), hn::RearrangeToOddPlusEven(d0, d1), c.w16_bits,
-                             out[2], out[3], i, out_w);
-    }
-  }
-}
-
-#endif  // HWY_TARGET != HWY_SCALAR
 
 void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                     const AxisWeights& c) {
@@ -329,18 +198,6 @@ void ResampleRowsU8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_
     case 3: return RowsRgbx<3>(src, in_w, dst, out_w, rows, c);
     default: return RowsRgbx<4>(src, in_w, dst, out_w, rows, c);
   }
-}
-
-void ResampleRowsU8Fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                        const AxisWeights& c) {
-#if HWY_TARGET == HWY_SCALAR  // a vector narrower than a pixel pair
-  if (channels == 3) return resample_rows_fast<3>(src, in_w, dst, out_w, rows, c);
-  if (channels == 4) return resample_rows_fast<4>(src, in_w, dst, out_w, rows, c);
-#else
-  if (channels == 3) return RowsPairs<3>(src, in_w, dst, out_w, rows, c);
-  if (channels == 4) return RowsPairs<4>(src, in_w, dst, out_w, rows, c);
-#endif
-  ResampleRowsU8(src, in_w, dst, out_w, rows, channels, c);
 }
 
 void ResampleColumnsU8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t len, const AxisWeights& c) {
@@ -457,7 +314,6 @@ namespace loom::transforms {
 HWY_EXPORT(ResampleRowsU8);
 HWY_EXPORT(ResampleColumnsU8);
 HWY_EXPORT(ResampleColumnsU8Fast);
-HWY_EXPORT(ResampleRowsU8Fast);
 
 void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                       const AxisWeights& c) {
@@ -466,11 +322,6 @@ void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t ou
 
 void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {
   HWY_DYNAMIC_DISPATCH(ResampleColumnsU8)(src, dst, len, c);
-}
-
-void resample_rows_u8_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                           const AxisWeights& c) {
-  HWY_DYNAMIC_DISPATCH(ResampleRowsU8Fast)(src, in_w, dst, out_w, rows, channels, c);
 }
 
 void resample_columns_u8_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c) {

@@ -14,21 +14,21 @@
 
 namespace loom::transforms {
 
-// clip8, from_double and fast_column_sample are LOOM_HOST_DEVICE: the CUDA twin (resize.cu, built with
-// --expt-relaxed-constexpr for std::clamp and --fmad=false) runs this very code.
+// clip8, from_double, fast_row_sample and fast_column_sample are LOOM_HOST_DEVICE: the CUDA twin
+// (resize.cu, built with --expt-relaxed-constexpr for std::clamp and --fmad=false) runs this very code.
 LOOM_HOST_DEVICE inline uint8_t clip8(int32_t acc, int bits = kPrecisionBits) {
   return static_cast<uint8_t>(std::clamp(acc >> bits, 0, 255));
 }
 
-// One uint8 output pixel of C interleaved channels: its window of n pixels times the weights k (with
-// `bits` fraction bits), rounded and clamped.
-template <int C, typename K>
-inline void u8_pixel(const uint8_t* window, const K* k, int n, int bits, uint8_t* out) {
+// One uint8 output pixel of C interleaved channels: its window of n pixels times the fixed weights k,
+// rounded and clamped (Pillow's arithmetic).
+template <int C>
+inline void u8_pixel(const uint8_t* window, const int32_t* k, int n, uint8_t* out) {
   int32_t acc[C];
-  for (int ch = 0; ch < C; ++ch) acc[ch] = 1 << (bits - 1);
+  for (int ch = 0; ch < C; ++ch) acc[ch] = 1 << (kPrecisionBits - 1);
   for (int t = 0; t < n; ++t)
     for (int ch = 0; ch < C; ++ch) acc[ch] += window[t * C + ch] * k[t];
-  for (int ch = 0; ch < C; ++ch) out[ch] = clip8(acc[ch], bits);
+  for (int ch = 0; ch < C; ++ch) out[ch] = clip8(acc[ch]);
 }
 
 // A double-precision sum as the sample type: rounded and clamped for uint16, as is for float.
@@ -52,7 +52,7 @@ void resample_rows(const T* src, int64_t in_w, T* dst, int64_t out_w, int64_t ro
       const T* window = in + static_cast<int64_t>(c.start[i]) * C;
       const int n = c.count[i];
       if constexpr (std::is_same_v<T, uint8_t>) {
-        u8_pixel<C>(window, &c.fixed[i * c.taps], n, kPrecisionBits, out + i * C);
+        u8_pixel<C>(window, &c.fixed[i * c.taps], n, out + i * C);
       } else {
         // Even and odd taps in two sums, so that two additions are in flight (the same order for every
         // C, so CHW and HWC give the same bits).
@@ -110,15 +110,26 @@ void resample_columns(const T* src, T* dst, int64_t len, const AxisWeights& c) {
   }
 }
 
-// Scalar reference. The fast uint8 horizontal pass: as resample_rows<C, uint8_t> with the w16 weights
-// (w16_bits fraction bits) in place of the fixed ones.
-template <int C>
-void resample_rows_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows,
-                        const AxisWeights& c) {
+// The fast uint8 horizontal pass's arithmetic: Pillow's (u8_pixel) with the w16 weights (`bits`
+// fraction bits) in place of the fixed ones: the n samples first[0], first[step], ... times k, summed
+// in 32 bits from the rounding half, shifted and clamped.
+LOOM_HOST_DEVICE inline uint8_t fast_row_sample(const uint8_t* first, int64_t step, const int16_t* k, int n, int bits) {
+  int32_t acc = 1 << (bits - 1);
+  for (int t = 0; t < n; ++t) acc += first[t * step] * k[t];
+  return clip8(acc, bits);
+}
+
+// Scalar reference. The fast uint8 horizontal pass: as resample_rows<C, uint8_t>, each sample a
+// fast_row_sample of its window.
+inline void resample_rows_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows,
+                               int channels, const AxisWeights& c) {
   for (int64_t y = 0; y < rows; ++y) {
     for (int64_t i = 0; i < out_w; ++i) {
-      u8_pixel<C>(src + (y * in_w + c.start[i]) * C, &c.w16[i * c.taps], c.count[i], c.w16_bits,
-                  dst + (y * out_w + i) * C);
+      const uint8_t* window = src + (y * in_w + c.start[i]) * channels;
+      for (int ch = 0; ch < channels; ++ch) {
+        dst[(y * out_w + i) * channels + ch] =
+            fast_row_sample(window + ch, channels, &c.w16[i * c.taps], c.count[i], c.w16_bits);
+      }
     }
   }
 }
@@ -149,21 +160,32 @@ inline void resample_columns_fast(const uint8_t* src, uint8_t* dst, int64_t len,
   }
 }
 
+// Where the samples of a uint8 image are: sample (y, x, ch) at data[y * row + x * pixel + ch *
+// channel]. Interleaved (HWC) images have pixel = channels and channel = 1, planar (CHW) ones pixel =
+// 1 and channel = the plane's size; the fast horizontal pass takes either.
+struct ImageStrides {
+  int64_t row = 0, pixel = 0, channel = 0;
+};
+
 // SIMD passes for uint8 (Highway dynamic dispatch; resize_hwy.cc). Same arguments and bit-exact the
 // same results as resample_rows<C, uint8_t> and resample_columns<uint8_t>.
 void resample_rows_u8(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
                       const AxisWeights& c);
 void resample_columns_u8(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c);
-// Bit-exact the same results as resample_rows_fast<channels> (channels 3 and 4; the others run
-// resample_rows_u8, as the exact path) and resample_columns_fast.
-void resample_rows_u8_fast(const uint8_t* src, int64_t in_w, uint8_t* dst, int64_t out_w, int64_t rows, int channels,
-                           const AxisWeights& c);
+// The fast passes: bit-exact the same results as resample_rows_fast (on either layout, the same for
+// `in` and `out`: `rows` rows of in_w pixels of `channels` (1..4) channels read through `in`, out_w
+// pixels written through `out`) and resample_columns_fast. The horizontal pass needs resample_rows_u8_fast_scratch(...)
+// bytes of scratch memory, which it overwrites.
+size_t resample_rows_u8_fast_scratch(int64_t in_w, int64_t out_w, int channels);
+void resample_rows_u8_fast(const uint8_t* src, const ImageStrides& in, int64_t in_w, uint8_t* dst,
+                           const ImageStrides& out, int64_t out_w, int64_t rows, int channels, const AxisWeights& c,
+                           uint8_t* scratch);
 void resample_columns_u8_fast(const uint8_t* src, uint8_t* dst, int64_t len, const AxisWeights& c);
 
 // CUDA twins (resize.cu, built with LOOM_WITH_CUDA) over `planes` images at once (image p at src + p *
 // src_plane and dst + p * dst_plane, in elements; CHW runs each channel as a 1-channel plane, HWC one
 // plane of `channels` interleaved channels), for uint8, uint16 and float32: resample_rows<C, T> and
-// resample_columns<T>, or with `fast` (uint8 only) resample_rows_fast<C> (the w16 weights) and
+// resample_columns<T>, or with `fast` (uint8 only) resample_rows_fast (the w16 weights) and
 // resample_columns_fast (the u16 weights). The same sums in the same order (uint8: integers; uint16
 // and float32: double products and sums, no fused multiply-add), so the same bits as the scalar
 // references. src, dst and the weights' start, count and the weights the pass reads are device
