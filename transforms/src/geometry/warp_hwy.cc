@@ -5,14 +5,16 @@
 // lines (warp_row): x0 + x * dx (and a per-lane divide for perspective), in float32. Nearest rounds
 // them half to even; bilinear takes the floor, the four taps and their float weights (the weight and
 // the offset of each tap outside the image zeroed; a vector whose taps are all inside skips that
-// masking), then the weights in 15-bit fixed point. Source bytes are read with 32-bit gathers at byte
-// offsets (GatherOffset): an interleaved image of up to 4 channels (HWC) gathers each tap's pixel once
-// and blends its bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the
-// weight per tap); a planar image (CHW) gathers each channel's tap pairs (the word at the left tap
-// holds the right one in byte 1). Gathers read 4 bytes, so a vector whose reads would pass the end of
-// `src` (the last pixels of the image) is left to the scalar reference, as are row tails shorter than
-// a vector. With a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and
-// 4-channel pixels are stored as packed 32-bit words.
+// masking), then the weights in 15-bit fixed point. Source bytes are read as 32-bit words at byte
+// offsets, one scalar load per lane (Words: vector gathers wait far longer on some cores, e.g. AMD's
+// AVX2 gather): an interleaved image of up to 4 channels (HWC) reads each tap's pixel once (an interior
+// RGB or RGBA vector reads each tap row's two pixels with one 8-byte load, TapPairs) and blends its
+// bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the weight per tap);
+// a planar image (CHW) reads each channel's tap pairs (the word at the left tap holds the right one
+// in byte 1). Reads are 4 or 8 bytes, so a vector whose reads would pass the end of `src` (the last
+// pixels of the image) is left to the scalar reference, as are row tails shorter than a vector. With
+// a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and 4-channel pixels are
+// stored as packed 32-bit words; interior nearest RGB and RGBA pixels are copied as 4-byte words.
 //
 // The tap structs hold vectors, which SVE's sizeless vector types cannot be members of: on aarch64 this
 // file builds NEON only (SVE hardware runs the NEON kernel).
@@ -24,6 +26,7 @@
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
+#include <cstring>
 #include <vector>
 
 #include "geometry/geometry_kernels.h"
@@ -54,9 +57,19 @@ HWY_INLINE void Positions(DF df, const WarpRow& row, int64_t x, VF& sx, VF& sy) 
   }
 }
 
+// The 32-bit words at base + offset, per lane (offsets in bytes).
+HWY_INLINE VI Words(DI di, const void* base, VI offset) {
+  HWY_ALIGN int32_t at[hn::MaxLanes(di)];
+  HWY_ALIGN int32_t words[hn::MaxLanes(di)];
+  hn::Store(offset, di, at);
+  const auto* bytes = static_cast<const uint8_t*>(base);
+  for (size_t j = 0; j < hn::Lanes(di); ++j) std::memcpy(&words[j], bytes + at[j], 4);
+  return hn::Load(di, words);
+}
+
 // Byte 0 of the 32-bit word at base + offset, per lane (offsets in bytes).
 HWY_INLINE VI GatherByte(DI di, const uint8_t* base, VI offset) {
-  return hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base), offset), hn::Set(di, 0xFF));
+  return hn::And(Words(di, base, offset), hn::Set(di, 0xFF));
 }
 
 using D16 = hn::Repartition<uint16_t, DI>;
@@ -97,11 +110,13 @@ HWY_INLINE VI FillBlend(DF df, VI acc, VF mask, double fill) {
 // Everything a vector of output pixels needs, per layout: where to read and how to store.
 struct Geometry {
   int32_t w, h, ps, cs;  // input width, height, pixel and channel strides
-  int32_t limit;         // the largest tap offset whose gathers stay inside src
+  int32_t limit;         // the largest tap offset whose 4-byte reads stay inside src
+  int32_t pair_limit;    // the largest top-left tap offset whose TapPairs reads stay inside src
   int64_t channels;
   int64_t out_cs;  // output channel stride
   const double* fill;
   const uint8_t* outside;  // per channel: the value of a pixel with no tap inside the image
+  const uint8_t* out_end;  // the end of the output
 };
 
 // Whether no lane of a bilinear vector has a tap inside the image: then every pixel is `outside`.
@@ -116,18 +131,25 @@ HWY_INLINE bool AllOutside(DF df, const Geometry& g, VF sx, VF sy) {
 // kWeightOne (zero there too; the scaling by a power of two commutes with every float rounding, so
 // these are the reference's weights, scaled), the weights in fixed point, and the largest offset.
 struct Bilinear {
+  bool interior;  // every tap of every lane inside the image (InteriorTaps)
   VI o0, o1, o2, o3, hi;
   VF w0, w1, w2, w3;
   VI q0, q1, q2, q3;  // in the low 16 bits of each lane, junk above (LowWeights, PairWeights)
 };
 
 // 2^23 + 2^22: a float of magnitude below 2^22 added to it rounds to an integer (half to even), held
-// in the low mantissa bits: the reference's nearest_int, and floor's result as an integer.
+// in the low mantissa bits: the reference's nearest_int, and floor's result as an integer. (Highway's
+// ConvertTo and NearestInt add fix-ups for values out of the int32 range, which cost more than this.)
 constexpr float kMagic = 0x1.8p23f;
 constexpr int32_t kMagicBits = 0x4B400000;
 
 HWY_INLINE VI MagicInt(DF df, VF v) {
   return hn::BitCast(DI(), hn::Add(v, hn::Set(df, kMagic)));
+}
+
+// An integral v (a floor or a rounding of a position below 2^22 in magnitude) as an integer.
+HWY_INLINE VI Integral(DF df, VF v) {
+  return hn::Sub(MagicInt(df, v), hn::Set(DI(), kMagicBits));
 }
 
 // The four weights from the fractional parts, and their fixed-point forms.
@@ -172,9 +194,9 @@ HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t
       hn::And(hn::And(hn::Ge(sx, hn::Zero(df)), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w - 1)))),
               hn::And(hn::Ge(sy, hn::Zero(df)), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h - 1)))));
   if (!hn::AllTrue(df, interior)) return false;
+  t.interior = true;
   const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
-  const VI magic = hn::Set(di, kMagicBits);
-  const VI x0 = hn::Sub(MagicInt(df, fx), magic), y0 = hn::Sub(MagicInt(df, fy), magic);
+  const VI x0 = Integral(df, fx), y0 = Integral(df, fy);
   const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
   t.o0 = hn::Mul(hn::Add(hn::Mul(y0, hn::Set(di, g.w)), x0), right);
   t.o1 = hn::Add(t.o0, right);
@@ -189,6 +211,7 @@ HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t
 HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   Bilinear t;
   if (InteriorTaps(df, g, sx, sy, t)) return t;
+  t.interior = false;
   const DI di;
   const VF wf = hn::Set(df, static_cast<float>(g.w)), hf = hn::Set(df, static_cast<float>(g.h));
   const VF minus1 = hn::Set(df, -1.0f);
@@ -197,8 +220,7 @@ HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
   sx = hn::IfThenElseZero(inside_f, sx);
   sy = hn::IfThenElseZero(inside_f, sy);
   const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
-  const VI magic = hn::Set(di, kMagicBits);
-  const VI x0 = hn::Sub(MagicInt(df, fx), magic), y0 = hn::Sub(MagicInt(df, fy), magic);
+  const VI x0 = Integral(df, fx), y0 = Integral(df, fy);
   const VI x1 = hn::Add(x0, hn::Set(di, 1)), y1 = hn::Add(y0, hn::Set(di, 1));
   const auto inside = hn::RebindMask(di, inside_f);
   const auto vx0 = hn::Gt(x0, hn::Set(di, -1)), vy0 = hn::Gt(y0, hn::Set(di, -1));
@@ -230,9 +252,7 @@ HWY_INLINE VI NearestTap(DF df, const Geometry& g, VF sx, VF sy, hn::Mask<DI>& i
   const auto inside_f = hn::And(hn::And(hn::Ge(rx, hn::Zero(df)), hn::Lt(rx, hn::Set(df, static_cast<float>(g.w)))),
                                 hn::And(hn::Ge(ry, hn::Zero(df)), hn::Lt(ry, hn::Set(df, static_cast<float>(g.h)))));
   inside = hn::RebindMask(di, inside_f);
-  const VI magic = hn::Set(di, kMagicBits);
-  const VI ix = hn::Sub(MagicInt(df, hn::IfThenElseZero(inside_f, rx)), magic);
-  const VI iy = hn::Sub(MagicInt(df, hn::IfThenElseZero(inside_f, ry)), magic);
+  const VI ix = Integral(df, hn::IfThenElseZero(inside_f, rx)), iy = Integral(df, hn::IfThenElseZero(inside_f, ry));
   const VI o = hn::Add(hn::Mul(iy, hn::Set(di, g.w)), ix);
   return kPixelStride ? hn::Mul(o, hn::Set(di, g.ps)) : o;
 }
@@ -262,9 +282,11 @@ constexpr bool kWordStores = true;
 
 // Pixels of C = 3 or 4 channels in the low bytes of 32-bit lanes, stored interleaved (AVX2 and up):
 // C = 4 as is; C = 3 with each lane's 4th byte squeezed out by a byte shuffle within each 16-byte
-// block, the blocks' 12 bytes joined by a lane permutation, and a masked store of 3N bytes.
+// block, the blocks' 12 bytes joined by a lane permutation, and a store of 4N bytes where the output
+// has room (the N bytes past the pixels belong to later pixels, written after these), else a masked
+// store of 3N bytes.
 template <int C>
-HWY_INLINE void StoreWords(VI words, uint8_t* out) {
+HWY_INLINE void StoreWords(VI words, uint8_t* out, const Geometry& g) {
   const DI di;
   if constexpr (C == 4) {
     hn::StoreU(words, di, reinterpret_cast<int32_t*>(out));
@@ -276,14 +298,45 @@ HWY_INLINE void StoreWords(VI words, uint8_t* out) {
     const size_t n = hn::Lanes(di);
     const VI squeezed = hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, words), hn::LoadDup128(d8, kSqueeze)));
     const VI joined = hn::TableLookupLanes(squeezed, hn::SetTableIndices(di, n == 8 ? kJoin8 : kJoin16));
-    hn::BlendedStore(joined, hn::FirstN(di, 3 * n / 4), di, reinterpret_cast<int32_t*>(out));
+    if (out + 4 * n <= g.out_end) {
+      hn::StoreU(joined, di, reinterpret_cast<int32_t*>(out));
+    } else {
+      hn::BlendedStore(joined, hn::FirstN(di, 3 * n / 4), di, reinterpret_cast<int32_t*>(out));
+    }
   }
 }
 #else
 constexpr bool kWordStores = false;
 template <int C>
-void StoreWords(VI words, uint8_t* out);  // not used below AVX2
+void StoreWords(VI words, uint8_t* out, const Geometry& g);  // not used below AVX2
 #endif
+
+// The four taps' pixels of interior bilinear lanes of an interleaved image of 3 or 4 channels, as the
+// 32-bit words at o0, o0 + C (right), o0 + w * C (below) and below right: each tap row's two pixels
+// come from one 8-byte read (at most o0 <= g.pair_limit), split into words by vector shifts.
+template <int C>
+HWY_INLINE void TapPairs(const uint8_t* src, const Geometry& g, VI o0, VI& p0, VI& p1, VI& p2, VI& p3) {
+  const DI di;
+  const hn::Repartition<uint64_t, DI> d64;
+  HWY_ALIGN int32_t at[hn::MaxLanes(di)];
+  HWY_ALIGN uint64_t top[hn::MaxLanes(di)], bottom[hn::MaxLanes(di)];
+  hn::Store(o0, di, at);
+  const int64_t down = int64_t{g.w} * g.ps;
+  const size_t n = hn::Lanes(di);
+  for (size_t j = 0; j < n; ++j) {
+    std::memcpy(&top[j], src + at[j], 8);
+    std::memcpy(&bottom[j], src + at[j] + down, 8);
+  }
+  // A vector of n / 2 pairs holds the left pixels in its even 32-bit lanes and, shifted right by C
+  // bytes, the right ones.
+  const auto split = [&](const uint64_t* pairs, VI& left, VI& right) {
+    const auto lo = hn::Load(d64, pairs), hi = hn::Load(d64, pairs + n / 2);
+    left = hn::ConcatEven(di, hn::BitCast(di, hi), hn::BitCast(di, lo));
+    right = hn::ConcatEven(di, hn::BitCast(di, hn::ShiftRight<8 * C>(hi)), hn::BitCast(di, hn::ShiftRight<8 * C>(lo)));
+  };
+  split(top, p0, p1);
+  split(bottom, p2, p3);
+}
 
 // One vector of output pixels, x .. x + N - 1 of row y, from an interleaved image of C channels.
 // Returns false (nothing written) when a gather would pass the end of src.
@@ -297,19 +350,25 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     if constexpr (kWords) {
       int32_t word = 0;
       for (int k = 0; k < C; ++k) word |= static_cast<int32_t>(static_cast<uint32_t>(g.outside[k]) << (8 * k));
-      StoreWords<C>(hn::Set(di, word), out);
+      StoreWords<C>(hn::Set(di, word), out, g);
     } else {
       StorePixels<C>(out, [&](int k) { return hn::Set(du8, g.outside[k]); });
     }
     return true;
   };
   if constexpr (kBilinear) {
-    if (AllOutside(df, g, sx, sy)) return store_outside();
-    const Bilinear t = BilinearTaps(df, g, sx, sy);
-    if (!Safe(di, g, t.hi)) return false;
-    const auto base = reinterpret_cast<const int32_t*>(src);
-    const VI p0 = hn::GatherOffset(di, base, t.o0), p1 = hn::GatherOffset(di, base, t.o1);
-    const VI p2 = hn::GatherOffset(di, base, t.o2), p3 = hn::GatherOffset(di, base, t.o3);
+    Bilinear t;
+    if (!InteriorTaps(df, g, sx, sy, t)) {
+      if (AllOutside(df, g, sx, sy)) return store_outside();
+      t = BilinearTaps(df, g, sx, sy);
+    }
+    VI p0, p1, p2, p3;
+    if (C >= 3 && t.interior && hn::AllFalse(di, hn::Gt(t.o0, hn::Set(di, g.pair_limit)))) {
+      TapPairs<C>(src, g, t.o0, p0, p1, p2, p3);
+    } else {
+      if (!Safe(di, g, t.hi)) return false;
+      p0 = Words(di, src, t.o0), p1 = Words(di, src, t.o1), p2 = Words(di, src, t.o2), p3 = Words(di, src, t.o3);
+    }
     // The weight of each pixel in both 16-bit halves of its lane.
     const V16 q0 = PairWeights(t.q0), q1 = PairWeights(t.q1), q2 = PairWeights(t.q2), q3 = PairWeights(t.q3);
     const V16 even = Taps(EvenBytes(p0), EvenBytes(p1), EvenBytes(p2), EvenBytes(p3), q0, q1, q2, q3);
@@ -317,7 +376,7 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     if (g.fill == nullptr) {
       const VI word = hn::Or(hn::BitCast(di, RoundAcc(even)), hn::BitCast(di, hn::ShiftLeft<8>(RoundAcc(odd))));
       if constexpr (kWords) {
-        StoreWords<C>(word, out);
+        StoreWords<C>(word, out, g);
       } else {
         StorePixels<C>(
             out, [&](int k) { return hn::DemoteTo(du8, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF))); });
@@ -333,7 +392,7 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     if constexpr (kWords) {
       VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
       if constexpr (C == 4) words = hn::Or(words, hn::ShiftLeft<24>(channel(3)));
-      StoreWords<C>(words, out);
+      StoreWords<C>(words, out, g);
     } else {
       StorePixels<C>(out, [&](int k) { return hn::DemoteTo(du8, channel(k)); });
     }
@@ -342,12 +401,18 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const VI o = NearestTap<true>(df, g, sx, sy, inside);
     if (hn::AllFalse(di, inside)) return store_outside();
     if (!Safe(di, g, o)) return false;
-    const VI word = hn::GatherOffset(di, reinterpret_cast<const int32_t*>(src), o);
+    if (C >= 3 && hn::AllTrue(di, inside) && out + C * hn::Lanes(di) + 1 <= g.out_end) {
+      HWY_ALIGN int32_t at[hn::MaxLanes(di)];
+      hn::Store(o, di, at);
+      for (size_t j = 0; j < hn::Lanes(di); ++j) std::memcpy(out + C * j, src + at[j], 4);
+      return true;
+    }
+    const VI word = Words(di, src, o);
     auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
     if constexpr (kWords) {
       int32_t fill_word = 0;
       for (int k = 0; k < C; ++k) fill_word |= static_cast<int32_t>(static_cast<uint32_t>(fill(k)) << (8 * k));
-      StoreWords<C>(hn::IfThenElse(inside, word, hn::Set(di, fill_word)), out);
+      StoreWords<C>(hn::IfThenElse(inside, word, hn::Set(di, fill_word)), out, g);
     } else {
       StorePixels<C>(out, [&](int k) {
         const VI v =
@@ -383,11 +448,11 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
       const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
       V16 sum;
       if (interior) {
-        const VI top = hn::GatherOffset(di, s, t.o0), bottom = hn::GatherOffset(di, s, t.o2);
+        const VI top = Words(di, s, t.o0), bottom = Words(di, s, t.o2);
         sum = Taps(EvenBytes(top), OddBytes(top), EvenBytes(bottom), OddBytes(bottom), q0, q1, q2, q3);
       } else {
-        sum = Taps(EvenBytes(hn::GatherOffset(di, s, t.o0)), EvenBytes(hn::GatherOffset(di, s, t.o1)),
-                   EvenBytes(hn::GatherOffset(di, s, t.o2)), EvenBytes(hn::GatherOffset(di, s, t.o3)), q0, q1, q2, q3);
+        sum = Taps(EvenBytes(Words(di, s, t.o0)), EvenBytes(Words(di, s, t.o1)), EvenBytes(Words(di, s, t.o2)),
+                   EvenBytes(Words(di, s, t.o3)), q0, q1, q2, q3);
       }
       const VI value =
           g.fill == nullptr ? hn::BitCast(di, RoundAcc(sum)) : FillBlend(df, hn::BitCast(di, sum), mask, g.fill[k]);
@@ -413,22 +478,24 @@ template <bool kPerspective, class Vector>
 HWY_INLINE void Rows(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Vector& vector) {
   const DF df;
   const int64_t n = static_cast<int64_t>(hn::Lanes(df));
-  const int64_t out_ps = plan.out_strides.pixel;
-  for (int64_t y = 0; y < plan.out.height; ++y) {
+  const int64_t out_ps = plan.out_strides.pixel, width = plan.out.width, height = plan.out.height;
+  for (int64_t y = 0; y < height; ++y) {
     const WarpRow row = warp_row(plan, y);
-    uint8_t* out = dst + y * plan.out.width * out_ps;
+    uint8_t* out = dst + y * width * out_ps;
     int64_t x = 0;
-    for (; x + n <= plan.out.width; x += n) {
+    for (; x + n <= width; x += n) {
       VF sx, sy;
       Positions<kPerspective>(df, row, x, sx, sy);
       if (!vector(sx, sy, out + x * out_ps)) warp_u8_run(src, dst, plan, row, y, x, x + n);
     }
-    warp_u8_run(src, dst, plan, row, y, x, plan.out.width);
+    warp_u8_run(src, dst, plan, row, y, x, width);
   }
 }
 
+// `g` by value: a local copy, which the stores through `dst` cannot alias, so that the compiler keeps
+// its fields (and the vectors made of them) in registers across vectors.
 template <bool kPerspective, bool kBilinear>
-void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry& g) {
+void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry g) {
   const bool planar = plan.in_strides.pixel == 1 && plan.out_strides.pixel == 1;
   if (planar) {
     return Rows<kPerspective>(src, dst, plan,
@@ -478,10 +545,12 @@ void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
                    static_cast<int32_t>(ps),
                    static_cast<int32_t>(cs),
                    static_cast<int32_t>(bytes - 4 - (packed ? 0 : (c - 1) * cs)),
+                   static_cast<int32_t>(std::max<int64_t>(bytes - 8 - w * ps, -1)),
                    c,
                    plan.out_strides.channel,
                    plan.fill,
-                   outside.data()};
+                   outside.data(),
+                   dst + plan.out.height * plan.out.width * plan.out_strides.pixel};
   const bool perspective = plan.map == WarpMap::kPerspective;
   if (perspective) {
     return plan.bilinear ? WarpLayout<true, true>(src, dst, plan, g) : WarpLayout<true, false>(src, dst, plan, g);
