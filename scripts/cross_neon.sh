@@ -14,17 +14,17 @@ sources=(
   accel/src/current_stream.cc accel/src/interleave_hwy.cc accel/src/pcm_hwy.cc
   accel/src/polyphase_fir_hwy.cc transforms/src/geometry/warp.cc transforms/src/geometry/warp_hwy.cc
   transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc
-  transforms/src/resize/resize_tiles_hwy.cc
+  transforms/src/resize/resize_tiles_hwy.cc video/src/yuv420_rgb_hwy.cc
   transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/accel/interleave_test.cc tests/accel/pcm_test.cc
   tests/transforms/color_hwy_test.cc tests/transforms/noise_hwy_test.cc tests/accel/polyphase_fir_test.cc
-  tests/transforms/warp_hwy_test.cc
+  tests/transforms/warp_hwy_test.cc tests/video/yuv420_rgb_hwy_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"
 # -ffp-contract=off, as CMake builds the polyphase FIR and the warps: aarch64 compilers fuse a multiply
 # and an add by default, and those kernels promise the scalar reference's separately rounded bits.
 aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a+crypto -ffp-contract=off \
-  -Icodec/include -Iaccel/include -Iaccel/src -Ivision/include -Itransforms/include -Itransforms/src -Itests/common \
+  -Icodec/include -Iaccel/include -Iaccel/src -Ivision/include -Itransforms/include -Itransforms/src -Ivideo/src -Itests/common \
   -DLOOM_MEDIA_DIR=\"/nonexistent\" "${sources[@]}" -lgtest_main -lgtest -lhwy -lfmt -lpthread \
   -o "$out/simd_tests"
 qemu-aarch64 -L /usr/aarch64-linux-gnu "$out/simd_tests" --gtest_brief=1

@@ -1,41 +1,140 @@
 #include "color_convert.h"
 
+#include <algorithm>
+#include <cstring>
 #include <new>
+#include <vector>
 
 #include "loom/codec/error.h"
 
 namespace loom::video::detail {
+namespace {
+
+bool is_yuv420_8bit(int format) {
+  return format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P;
+}
+
+ffmpeg::UniqueSws make_context(int in_width, int in_height, int format, int out_width, int out_height) {
+  ffmpeg::UniqueSws sws(sws_getContext(in_width, in_height, static_cast<AVPixelFormat>(format), out_width, out_height,
+                                       AV_PIX_FMT_RGB24, kSwsFlags, nullptr, nullptr, nullptr));
+  if (!sws) {
+    throw Error(ErrorCode::kUnsupported, "",
+                "cannot convert this pixel format to RGB (swscale refused the conversion)");
+  }
+  return sws;
+}
+
+// sws_setColorspaceDetails' arguments, as sws_getColorspaceDetails reports them.
+struct ColorDetails {
+  int* inv_table = nullptr;
+  int* table = nullptr;
+  int src_range = 0, dst_range = 0, brightness = 0, contrast = 0, saturation = 0;
+};
+
+ColorDetails details_of(SwsContext* sws) {
+  ColorDetails d;
+  sws_getColorspaceDetails(sws, &d.inv_table, &d.src_range, &d.table, &d.dst_range, &d.brightness, &d.contrast,
+                           &d.saturation);
+  return d;
+}
+
+void set_details(SwsContext* sws, const ColorDetails& d) {
+  sws_setColorspaceDetails(sws, d.inv_table, d.src_range, d.table, d.dst_range, d.brightness, d.contrast, d.saturation);
+}
+
+// Whether the kernel with `coefficients` gives the bytes of swscale set up with `details` for a
+// `format` frame `width` wide: both convert a probe frame of that width and at least 2^17 pixels of
+// pseudo-random samples (planes and rows padded, as swscale's SIMD reads and writes whole vectors).
+bool kernel_matches_swscale(int width, int format, const ColorDetails& details,
+                            const Yuv420Coefficients& coefficients) {
+  const int height = std::max(2, ((1 << 17) / width + 1) & ~1);
+  const int chroma_width = (width + 1) / 2, chroma_height = height / 2;
+  const int y_pitch = width + 64, c_pitch = chroma_width + 64;
+  std::vector<uint8_t> y(static_cast<size_t>(y_pitch) * height + 64),
+      u(static_cast<size_t>(c_pitch) * chroma_height + 64), v(u.size());
+  uint32_t state = 0x9E3779B9u;
+  for (auto* plane : {&y, &u, &v}) {
+    for (uint8_t& b : *plane) {
+      state = state * 1664525u + 1013904223u;
+      b = static_cast<uint8_t>(state >> 24);
+    }
+  }
+  ffmpeg::UniqueSws sws = make_context(width, height, format, width, height);
+  set_details(sws.get(), details);
+  const size_t row = static_cast<size_t>(width) * 3;
+  const int stride = static_cast<int>(row) + 64;
+  std::vector<uint8_t> want(static_cast<size_t>(stride) * height + 64), got(row * height);
+  const uint8_t* planes[4] = {y.data(), u.data(), v.data(), nullptr};
+  const int pitches[4] = {y_pitch, c_pitch, c_pitch, 0};
+  uint8_t* out[4] = {want.data(), nullptr, nullptr, nullptr};
+  const int strides[4] = {stride, 0, 0, 0};
+  if (sws_scale(sws.get(), planes, pitches, 0, height, out, strides) != height) return false;
+
+  Yuv420Plan plan;
+  plan.y = y.data(), plan.u = u.data(), plan.v = v.data();
+  plan.y_pitch = y_pitch, plan.u_pitch = c_pitch, plan.v_pitch = c_pitch;
+  plan.width = width, plan.height = height;
+  plan.coefficients = coefficients;
+  plan.dst = got.data();
+  yuv420_to_rgb(plan);
+  for (int r = 0; r < height; ++r) {
+    if (std::memcmp(got.data() + r * row, want.data() + static_cast<size_t>(r) * stride, row) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void ColorConverter::configure(const AVFrame& frame) {
+  if (sws_ && frame.width == in_width_ && frame.height == in_height_ && frame.format == in_format_ &&
+      frame.colorspace == in_colorspace_ && frame.color_range == in_range_) {
+    return;
+  }
+  sws_ = make_context(frame.width, frame.height, frame.format, out_width_, out_height_);
+  ColorDetails details = details_of(sws_.get());
+  int colorspace = frame.colorspace;
+  if (colorspace < 1 || colorspace > 10 || colorspace == 8) colorspace = AVCOL_SPC_BT470BG;
+  const int* coefficients = sws_getCoefficients(colorspace);
+  if (frame.color_range != AVCOL_RANGE_UNSPECIFIED) details.src_range = frame.color_range == AVCOL_RANGE_JPEG;
+  details.inv_table = const_cast<int*>(coefficients);
+  details.table = details.inv_table;
+  set_details(sws_.get(), details);
+  in_width_ = frame.width;
+  in_height_ = frame.height;
+  in_format_ = frame.format;
+  in_colorspace_ = frame.colorspace;
+  in_range_ = frame.color_range;
+
+  direct_.reset();
+  if (is_yuv420_8bit(frame.format) && frame.height % 2 == 0 && frame.width == out_width_ &&
+      frame.height == out_height_) {
+    const ColorDetails set = details_of(sws_.get());
+    const Yuv420Coefficients c =
+        swscale_yuv420_coefficients(set.inv_table, set.src_range != 0, set.brightness, set.contrast, set.saturation);
+    if (kernel_matches_swscale(frame.width, frame.format, set, c)) direct_ = c;
+  }
+}
 
 void ColorConverter::convert(const AVFrame& frame, uint8_t* dst, int dst_stride) {
-  if (!sws_ || frame.width != in_width_ || frame.height != in_height_ || frame.format != in_format_ ||
-      frame.colorspace != in_colorspace_ || frame.color_range != in_range_) {
-    sws_.reset(sws_getContext(frame.width, frame.height, static_cast<AVPixelFormat>(frame.format), out_width_,
-                              out_height_, AV_PIX_FMT_RGB24, kSwsFlags, nullptr, nullptr, nullptr));
-    if (!sws_) {
-      throw Error(ErrorCode::kUnsupported, "",
-                  "cannot convert this pixel format to RGB (swscale refused the conversion)");
-    }
-    int* inv_table = nullptr;
-    int* table = nullptr;
-    int src_range = 0, dst_range = 0, brightness = 0, contrast = 0, saturation = 0;
-    sws_getColorspaceDetails(sws_.get(), &inv_table, &src_range, &table, &dst_range, &brightness, &contrast,
-                             &saturation);
-    int colorspace = frame.colorspace;
-    if (colorspace < 1 || colorspace > 10 || colorspace == 8) colorspace = AVCOL_SPC_BT470BG;
-    const int* coefficients = sws_getCoefficients(colorspace);
-    if (frame.color_range != AVCOL_RANGE_UNSPECIFIED) src_range = frame.color_range == AVCOL_RANGE_JPEG;
-    sws_setColorspaceDetails(sws_.get(), coefficients, src_range, coefficients, dst_range, brightness, contrast,
-                             saturation);
-    in_width_ = frame.width;
-    in_height_ = frame.height;
-    in_format_ = frame.format;
-    in_colorspace_ = frame.colorspace;
-    in_range_ = frame.color_range;
-  }
+  configure(frame);
   uint8_t* planes[4] = {dst, nullptr, nullptr, nullptr};
   int strides[4] = {dst_stride, 0, 0, 0};
   const int rows = sws_scale(sws_.get(), frame.data, frame.linesize, 0, frame.height, planes, strides);
   if (rows != out_height_) throw Error(ErrorCode::kInternal, "", "swscale wrote fewer rows than asked");
+}
+
+bool ColorConverter::convert_direct(const AVFrame& frame, uint8_t* dst, Layout layout) {
+  configure(frame);
+  if (!direct_) return false;
+  Yuv420Plan plan;
+  plan.y = frame.data[0], plan.u = frame.data[1], plan.v = frame.data[2];
+  plan.y_pitch = frame.linesize[0], plan.u_pitch = frame.linesize[1], plan.v_pitch = frame.linesize[2];
+  plan.width = frame.width, plan.height = frame.height;
+  plan.coefficients = *direct_;
+  plan.dst = dst;
+  plan.planar = layout == Layout::kCHW;
+  yuv420_to_rgb(plan);
+  return true;
 }
 
 }  // namespace loom::video::detail

@@ -1,5 +1,5 @@
-// The CPU decode backend: FFmpeg's software decoders, swscale to RGB24 (color_convert.h), then the
-// output layout.
+// The CPU decode backend: FFmpeg's software decoders, then RGB24 in the output layout (color_convert.h):
+// straight into the slot by loom's 4:2:0 kernel where it gives swscale's bytes, else swscale.
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -24,6 +24,7 @@ class CpuBackend final : public DecodeBackend {
     if (!converter_ || converter_->out_width() != out_width || converter_->out_height() != out_height) {
       converter_.emplace(out_width, out_height);
     }
+    if (converter_->convert_direct(frame, slot.data, slot.layout)) return;
     // swscale's SIMD paths may write past the end of a row (whole vectors), so it converts into a padded
     // scratch frame that is then copied (NHWC) or de-interleaved (NCHW) into the output.
     const size_t row = static_cast<size_t>(out_width) * 3;
