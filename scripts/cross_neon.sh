@@ -12,13 +12,13 @@ mkdir -p "$out"
 sources=(
   codec/src/error.cc codec/src/tensor.cc codec/src/block_cache.cc accel/src/cuda_runtime_none.cc accel/src/cuda_fork.cc
   accel/src/current_stream.cc accel/src/interleave_hwy.cc accel/src/pcm_hwy.cc
-  accel/src/polyphase_fir_hwy.cc transforms/src/geometry/warp.cc transforms/src/geometry/warp_hwy.cc
+  accel/src/polyphase_fir_hwy.cc transforms/src/geometry/warp.cc transforms/src/geometry/warp_hwy.cc transforms/src/geometry/reverse_hwy.cc
   transforms/src/resize/resize.cc transforms/src/resize/resize_coefficients.cc transforms/src/resize/resize_hwy.cc
   transforms/src/resize/resize_tiles_hwy.cc video/src/yuv420_rgb_hwy.cc
   transforms/src/core/image_check.cc transforms/src/color/color_hwy.cc transforms/src/noise/ziggurat.cc transforms/src/noise/noise_hwy.cc
   tests/transforms/resize_test.cc tests/transforms/resize_hwy_test.cc tests/accel/interleave_test.cc tests/accel/pcm_test.cc
   tests/transforms/color_hwy_test.cc tests/transforms/noise_hwy_test.cc tests/accel/polyphase_fir_test.cc
-  tests/transforms/warp_hwy_test.cc tests/video/yuv420_rgb_hwy_test.cc
+  tests/transforms/warp_hwy_test.cc tests/transforms/reverse_hwy_test.cc tests/video/yuv420_rgb_hwy_test.cc
 )
 echo "== aarch64 SIMD kernels under qemu"
 # -ffp-contract=off, as CMake builds the polyphase FIR and the warps: aarch64 compilers fuse a multiply

@@ -1,6 +1,6 @@
 // The geometry pixel kernels (private to loom::transforms), fed the plans of geometry_plan.h: the
-// run-based remap (remap.cc) and the inverse-mapped warps (warp.cc scalar, warp_hwy.cc Highway).
-// geometry_image.cc turns tensors into plans and runs them.
+// run-based remap (remap.cc, its mirrored runs in reverse_hwy.cc) and the inverse-mapped warps (warp.cc scalar,
+// warp_hwy.cc Highway). geometry_image.cc turns tensors into plans and runs them.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,10 @@ namespace loom::transforms::detail {
 
 // One plane: `src` holds the source plane, `dst` receives out_height x out_width pixels.
 void remap_plane(const uint8_t* src, uint8_t* dst, const RemapPlan& plan);
+
+// n pixels of `pixel_bytes` bytes each, read from in_first, in_first - pixel_bytes, ... (a mirrored run
+// of the remap) into out, out + pixel_bytes, ...: Highway for pixels of 1 to 4 bytes (reverse_hwy.cc).
+void reverse_pixels(uint8_t* out, const uint8_t* in_first, int64_t n, int64_t pixel_bytes);
 
 // The CUDA twin of remap_plane (geometry.cu, built with LOOM_WITH_CUDA): `src` and `dst` are device
 // addresses, the gather is queued on `stream` (a cudaStream_t) and bit-exact (a copy).

@@ -1,6 +1,6 @@
 // The remap kernel (geometry_kernels.h): out(y, x) = in(rows[y], cols[x]) one output row at a time,
 // the column map split once into runs (forward copies, mirrored copies, fills) so that each run is one
-// memcpy, one byte-reversing loop or one fill.
+// memcpy, one reversed copy (long ones by reverse_hwy.cc) or one fill.
 #include <cstring>
 #include <vector>
 
@@ -41,9 +41,11 @@ std::vector<Run> column_runs(const int64_t* cols, int64_t width) {
   return runs;
 }
 
-// Copies n pixels of P bytes from in, in - P, in - 2P, ... (a mirrored run).
+// Copies n pixels of P bytes from in_first, in_first - P, ... (a mirrored run): a flip's long runs by the
+// Highway kernel, a reflection's few pixels here, inlined (a dispatched call per short run costs more).
 template <size_t P>
 void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
+  if (n >= 64) return reverse_pixels(out, in_first, n, P);
   if constexpr (P == 1) {
     // Eight bytes at a time: a byte swap reverses them.
     int64_t i = 0;
