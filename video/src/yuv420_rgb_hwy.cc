@@ -2,18 +2,13 @@
 // which states the arithmetic) on every target; and swscale's coefficients.
 //
 // Rows go in pairs, which share a chroma row. A step covers N8 pixels (a full byte vector) of both
-// rows: N8 / 2 chroma samples give the three chroma terms as 16-bit lanes, each widened into two
-// vectors with every lane repeated (the term of pixels 2i and 2i + 1); each row's luma is widened in two
-// halves, added, narrowed with unsigned saturation, and stored as three planes or interleaved. A row
-// whose width is not a whole number of steps ends with one step that overlaps the previous one (the
-// same bytes written twice) and, for an odd width, the last pixel from the reference; rows narrower
-// than a step are left to the reference.
-//
-// The chroma terms travel in a struct of vectors, which SVE's sizeless vector types cannot be members
-// of: on aarch64 this file builds NEON only (SVE hardware runs the NEON kernel).
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
-#endif
+// rows, as swscale's converter does it: the row's bytes read as 16-bit lanes hold an even pixel (low
+// byte) and an odd one (high byte), which share the chroma sample of their lane, so N8 / 2 chroma
+// samples give the three chroma terms lane for lane; the even and the odd pixels' sums, clamped to
+// 0..255, go back into the low and the high bytes, which is pixel order again. No lane crosses another
+// until the interleaved store (HWC); planar stores are plain. A row whose width is not a whole number
+// of steps ends with one step that overlaps the previous one (the same bytes written twice) and, for
+// an odd width, the last pixel from the reference; rows narrower than a step are left to the reference.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "yuv420_rgb_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -30,70 +25,49 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET != HWY_SCALAR
 
 using D8 = hn::ScalableTag<uint8_t>;       // N8 pixels of one row
-using D16 = hn::Repartition<int16_t, D8>;  // N8 / 2 lanes
+using D16 = hn::Repartition<int16_t, D8>;  // N8 / 2 lanes: pixel pairs
 using DU16 = hn::RebindToUnsigned<D16>;
-using DH8 = hn::Rebind<uint8_t, D16>;         // N8 / 2 bytes: chroma samples, or half a row step
-using DU32 = hn::Repartition<uint32_t, D16>;  // N8 / 4 lanes
+using DH8 = hn::Rebind<uint8_t, D16>;  // N8 / 2 bytes: a pair's chroma samples
 using V16 = hn::Vec<D16>;
 
-// The lanes of `t` each repeated: {t0, t0, t1, t1, ...} (lower) and the same for the upper half.
-HWY_INLINE void Repeat(V16 t, V16& lower, V16& upper) {
+HWY_INLINE V16 Luma(const Yuv420Coefficients& c, V16 y) {
   const D16 d16;
-  const DU16 du16;
-  const DU32 du32;
-  const hn::Half<DU16> dh;
-  const auto lo = hn::PromoteTo(du32, hn::LowerHalf(dh, hn::BitCast(du16, t)));
-  const auto hi = hn::PromoteTo(du32, hn::UpperHalf(dh, hn::BitCast(du16, t)));
-  lower = hn::BitCast(d16, hn::Or(lo, hn::ShiftLeft<16>(lo)));
-  upper = hn::BitCast(d16, hn::Or(hi, hn::ShiftLeft<16>(hi)));
+  return hn::MulHigh(hn::Sub(hn::ShiftLeft<3>(y), hn::Set(d16, c.y_offset)), hn::Set(d16, c.y_coeff));
 }
 
-struct Chroma {
-  V16 r[2], g[2], b[2];  // the terms of the step's two halves of pixels
-};
-
-HWY_INLINE Chroma ChromaTerms(const Yuv420Coefficients& c, const uint8_t* u_row, const uint8_t* v_row, int x) {
+// (U or V << 3) - 1024 of N8 / 2 chroma samples.
+HWY_INLINE V16 Chroma(const uint8_t* samples) {
   const D16 d16;
-  const DH8 dh8;
-  const auto offset = hn::Set(d16, 1024);
-  const V16 u = hn::Sub(hn::ShiftLeft<3>(hn::PromoteTo(d16, hn::LoadU(dh8, u_row + x / 2))), offset);
-  const V16 v = hn::Sub(hn::ShiftLeft<3>(hn::PromoteTo(d16, hn::LoadU(dh8, v_row + x / 2))), offset);
-  const V16 r = hn::MulHigh(v, hn::Set(d16, c.v2r));
-  const V16 g = hn::SaturatedAdd(hn::MulHigh(u, hn::Set(d16, c.u2g)), hn::MulHigh(v, hn::Set(d16, c.v2g)));
-  const V16 b = hn::MulHigh(u, hn::Set(d16, c.u2b));
-  Chroma terms;
-  Repeat(r, terms.r[0], terms.r[1]);
-  Repeat(g, terms.g[0], terms.g[1]);
-  Repeat(b, terms.b[0], terms.b[1]);
-  return terms;
+  return hn::Sub(hn::ShiftLeft<3>(hn::PromoteTo(d16, hn::LoadU(DH8(), samples))), hn::Set(d16, 1024));
 }
 
-// Pixels [x, x + N8) of one row.
-HWY_INLINE void Step(const Yuv420Plan& plan, const Chroma& terms, int row, int x) {
+// One channel of the even and the odd pixels (luma plus the chroma term, clamped to 0..255) as N8
+// bytes in pixel order.
+HWY_INLINE hn::Vec<D8> Channel(V16 even, V16 odd, V16 term) {
+  const D16 d16;
+  const auto zero = hn::Zero(d16), max = hn::Set(d16, 255);
+  const V16 e = hn::Min(hn::Max(hn::SaturatedAdd(even, term), zero), max);
+  const V16 o = hn::Min(hn::Max(hn::SaturatedAdd(odd, term), zero), max);
+  return hn::BitCast(D8(), hn::Or(e, hn::ShiftLeft<8>(o)));
+}
+
+// Pixels [x, x + N8) of one row, whose pixel pairs have the chroma terms r, g and b.
+HWY_INLINE void Step(const Yuv420Plan& plan, V16 r, V16 g, V16 b, int row, int x) {
   const D8 d8;
   const D16 d16;
-  const DH8 dh8;
-  const Yuv420Coefficients& c = plan.coefficients;
-  const uint8_t* y_row = plan.y + row * plan.y_pitch + x;
-  hn::Vec<DH8> rgb[3][2];
-  for (int half = 0; half < 2; ++half) {
-    const V16 y = hn::PromoteTo(d16, hn::LoadU(dh8, y_row + half * hn::Lanes(dh8)));
-    const V16 luma = hn::MulHigh(hn::Sub(hn::ShiftLeft<3>(y), hn::Set(d16, c.y_offset)), hn::Set(d16, c.y_coeff));
-    rgb[0][half] = hn::DemoteTo(dh8, hn::SaturatedAdd(luma, terms.r[half]));
-    rgb[1][half] = hn::DemoteTo(dh8, hn::SaturatedAdd(luma, terms.g[half]));
-    rgb[2][half] = hn::DemoteTo(dh8, hn::SaturatedAdd(luma, terms.b[half]));
-  }
-  const auto r = hn::Combine(d8, rgb[0][1], rgb[0][0]);
-  const auto g = hn::Combine(d8, rgb[1][1], rgb[1][0]);
-  const auto b = hn::Combine(d8, rgb[2][1], rgb[2][0]);
+  const DU16 du16;
+  const auto pairs = hn::BitCast(du16, hn::LoadU(d8, plan.y + row * plan.y_pitch + x));
+  const V16 even = Luma(plan.coefficients, hn::BitCast(d16, hn::And(pairs, hn::Set(du16, 0xFF))));
+  const V16 odd = Luma(plan.coefficients, hn::BitCast(d16, hn::ShiftRight<8>(pairs)));
+  const auto red = Channel(even, odd, r), green = Channel(even, odd, g), blue = Channel(even, odd, b);
   const int64_t at = static_cast<int64_t>(row) * plan.width + x;
   if (plan.planar) {
     const int64_t plane = static_cast<int64_t>(plan.width) * plan.height;
-    hn::StoreU(r, d8, plan.dst + at);
-    hn::StoreU(g, d8, plan.dst + plane + at);
-    hn::StoreU(b, d8, plan.dst + 2 * plane + at);
+    hn::StoreU(red, d8, plan.dst + at);
+    hn::StoreU(green, d8, plan.dst + plane + at);
+    hn::StoreU(blue, d8, plan.dst + 2 * plane + at);
   } else {
-    hn::StoreInterleaved3(r, g, b, d8, plan.dst + 3 * at);
+    hn::StoreInterleaved3(red, green, blue, d8, plan.dst + 3 * at);
   }
 }
 
@@ -111,9 +85,14 @@ void Yuv420ToRgb(const Yuv420Plan& plan) {
     const int rows = std::min(2, plan.height - row);
     const uint8_t* u_row = plan.u + (row / 2) * plan.u_pitch;
     const uint8_t* v_row = plan.v + (row / 2) * plan.v_pitch;
+    const Yuv420Coefficients& c = plan.coefficients;
+    const D16 d16;
     for (int x = 0;; x = std::min(x + step, last)) {
-      const Chroma terms = ChromaTerms(plan.coefficients, u_row, v_row, x);
-      for (int r = 0; r < rows; ++r) Step(plan, terms, row + r, x);
+      const V16 u = Chroma(u_row + x / 2), v = Chroma(v_row + x / 2);
+      const V16 r = hn::MulHigh(v, hn::Set(d16, c.v2r));
+      const V16 g = hn::SaturatedAdd(hn::MulHigh(u, hn::Set(d16, c.u2g)), hn::MulHigh(v, hn::Set(d16, c.v2g)));
+      const V16 b = hn::MulHigh(u, hn::Set(d16, c.u2b));
+      for (int k = 0; k < rows; ++k) Step(plan, r, g, b, row + k, x);
       if (x == last) break;
     }
     if (even != plan.width) {
