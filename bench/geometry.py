@@ -5,7 +5,7 @@ Run with Debian's Python: /usr/bin/python3 (python3-opencv, python3-numpy, pytho
 python3-torchvision).
 
     /usr/bin/python3 bench/geometry.py --loom-bench build/bench/loom_bench_geometry [--json out.json]
-        [--rounds N] [--loom-before OTHER_BUILD/bench/loom_bench_geometry]
+        [--rounds N] [--loom-before OTHER_BUILD/bench/loom_bench_geometry] [--plot docs/performance_warps.png]
 
 The same synthetic RGB images (1920x1080 and 224x224, benchlib.synthetic_rgb) and the same parameters
 go to every tool:
@@ -149,7 +149,39 @@ def parse_args():
     p.add_argument("--loom-before", help="another build's loom_bench_geometry (before a change), timed alongside")
     p.add_argument("--rounds", type=int, default=1, help="rounds, each timing every tool once; medians reported")
     p.add_argument("--json", help="also write the results as JSON here")
+    p.add_argument("--plot", help="a PNG of the warps' OpenCV / loom ratio per SIMD target "
+                                  "(docs/performance_warps.png)")
     return p.parse_args()
+
+
+def plot_warps(target_rows, machine, path):
+    """Bars of OpenCV time / loom time per warp, size and layout, one colour per Highway target."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    targets = sorted({r["target"] for r in target_rows})
+    cases = list(dict.fromkeys((r["op"], r["size"], r["layout"]) for r in target_rows))
+    fig, ax = plt.subplots(figsize=(9, 0.3 * len(cases) + 1.4))
+    height = 0.8 / len(targets)
+    for k, target in enumerate(targets):
+        ratios = []
+        for op, size, layout in cases:
+            r = next(x for x in target_rows
+                     if (x["op"], x["size"], x["layout"], x["target"]) == (op, size, layout, target))
+            cv = r["opencv_ms"] if layout == "HWC" else r["opencv_planar_ms"]
+            ratios.append(cv / r["loom_ms"])
+        ax.barh([i + k * height for i in range(len(cases))], ratios, height=height, label=f"loom {target}")
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks([i + 0.4 - height / 2 for i in range(len(cases))], [f"{o} {s} {l}" for o, s, l in cases], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("OpenCV time / loom time (> 1: loom is faster; CHW: OpenCV on each plane)")
+    ax.set_title(f"uint8 RGB warps against OpenCV {machine.get('opencv', '')}, one thread\n{machine['cpu']}, "
+                 f"{machine['date']}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def planar(cv_fn_of, image):
@@ -233,6 +265,8 @@ def main():
             json.dump({"machine": benchlib.machine_info(), "rounds": args.rounds,
                        "params": {"pad": PAD, "angle": ANGLE, "affine": AFFINE},
                        "geometry": rows, "warp_targets": target_rows}, f, indent=1)
+    if args.plot:
+        plot_warps(target_rows, benchlib.machine_info(), args.plot)
 
 
 if __name__ == "__main__":

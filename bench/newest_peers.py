@@ -1,5 +1,5 @@
 """loom's Python API against the newest PyPI peers in one process: WAV load and resampling against
-TorchCodec, python-soxr and torchaudio, video decode in both seek modes against TorchCodec.
+TorchCodec, python-soxr and torchaudio, video decode in both seek modes against TorchCodec (and PyAV).
 
 Benchmarks only (CI never runs it). The peers are not packaged by Debian: run it with the benchmark
 venv's Python (bench/setup_loader_peers.sh makes it), with the build tree's loom on the path:
@@ -11,7 +11,9 @@ venv's Python (bench/setup_loader_peers.sh makes it), with the build tree's loom
 Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same files for both:
   wav         loom.audio.load(path) vs torchcodec.decoders.WavDecoder(path).get_all_samples(): 60 s of
               44.1 kHz stereo s16, s24 and float32 (sox, made at set-up), float32 [channels, frames];
-              the samples are checked equal first.
+              the samples are checked equal first. TorchCodec's tensor is a strided view of the
+              interleaved samples (strides (1, channels)), loom's is contiguous: "torchcodec
+              contiguous" adds .contiguous(), the same result as loom's.
   resample    the s16 file's samples 44.1 -> 16 kHz: loom.audio.resample (libsoxr, quality 'high') vs
               soxr.resample(x, 44100, 16000, 'HQ') (python-soxr: the same values, checked) and
               torchaudio.functional.resample (its own windowed sinc; torch.set_num_threads(1)); and
@@ -19,10 +21,12 @@ Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same f
               vs torchaudio.functional.resample, the same work.
   sequential  every frame, NCHW uint8, in batches of 8 (get_frames_in_range) from a fresh decoder.
   random10    get_frames_at(10 sorted indices drawn with a fixed seed) from a fresh decoder.
-Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames) and a 1280x720 30 s long-GOP
-H.264 file (-g 300, B-frames) made at set-up, in "exact" and "approximate" seek mode. Every time is the
-median of --rounds rounds, the libraries alternating within each round; ratio = peer / loom (> 1: loom
-is faster).
+Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames); made at set-up, a 1280x720
+30 s long-GOP H.264 file (-g 300, B-frames) and a 1920x1080 5 s H.264 file (B-frames); in "exact" and
+"approximate" seek mode; exact-mode sequential also against PyAV (thread_count 1, to_ndarray('rgb24') per
+frame; PyAV's wheel bundles its own, newer FFmpeg). Every time is the best of --rounds rounds (each
+round's time the median of its runs), the libraries alternating within each round; ratio = peer / loom
+(> 1: loom is faster).
 """
 import argparse
 import json
@@ -33,6 +37,7 @@ import sys
 import tempfile
 import time
 
+import av
 import numpy as np
 import soxr
 import torch
@@ -60,13 +65,30 @@ def make_wavs(folder):
 
 
 def alternate(calls, rounds):
-    """Median seconds of each named call, the calls taking turns within every round."""
+    """Best round's seconds of each named call (a round's time: the median of its runs), the calls taking
+    turns within every round: on a shared machine a round that another tenant slowed counts for no one."""
     times = {name: [] for name in calls}
     for r in range(rounds):
         order = list(calls) if r % 2 == 0 else list(reversed(calls))
         for name in order:
             times[name].append(benchlib.median_seconds(calls[name], min_time=0.3, warmup=0.05))
-    return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+    return {name: min(t) for name, t in times.items()}
+
+
+def make_1080p(folder):
+    """A 1920x1080 5 s H.264 video at 30 fps (150 frames, B-frames, libx264 veryfast crf 20)."""
+    path = os.path.join(folder, "h264_1080p_5s.mp4")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "5",
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p", path], check=True)
+    return path
+
+
+def pyav_sequential(path):
+    with av.open(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_count = 1
+        for frame in container.decode(stream):
+            frame.to_ndarray(format="rgb24")
 
 
 def video_calls(path, mode, workload, indices):
@@ -85,7 +107,10 @@ def video_calls(path, mode, workload, indices):
         for start in range(0, n, 8):
             d.get_frames_in_range(start, min(start + 8, n))
 
-    return {"loom": loom_call, "torchcodec": torchcodec_call}
+    calls = {"loom": loom_call, "torchcodec": torchcodec_call}
+    if workload == "sequential" and mode == "exact":
+        calls["pyav"] = lambda: pyav_sequential(path)
+    return calls
 
 
 def plot(rows, info, path):
@@ -95,7 +120,8 @@ def plot(rows, info, path):
     import matplotlib.pyplot as plt
 
     labels, ratios, colors = [], [], []
-    palette = {"torchcodec": "#d62728", "python-soxr": "#2ca02c", "torchaudio": "#ff7f0e"}
+    palette = {"torchcodec": "#d62728", "torchcodec contiguous": "#8c564b", "pyav": "#9467bd",
+               "python-soxr": "#2ca02c", "torchaudio": "#ff7f0e"}
     for r in rows:
         for peer in [k for k in r if k not in ("workload", "file", "mode", "loom")]:
             mode = "" if r["mode"] == "-" else f", {r['mode']}"
@@ -138,7 +164,9 @@ def main():
             b = WavDecoder(path).get_all_samples().data
             assert torch.equal(a, b), f"{name}: loom and TorchCodec disagree"
             t = alternate({"loom": lambda: loom.audio.load(path),
-                           "torchcodec": lambda: WavDecoder(path).get_all_samples()}, args.rounds)
+                           "torchcodec": lambda: WavDecoder(path).get_all_samples(),
+                           "torchcodec contiguous": lambda: WavDecoder(path).get_all_samples().data.contiguous()},
+                          args.rounds)
             rows.append({"workload": "wav", "file": name, "mode": "-", **t})
             print(json.dumps(rows[-1]), flush=True)
         if "resample" in groups:
@@ -158,7 +186,8 @@ def main():
             print(json.dumps(rows[-1]), flush=True)
         if "video" in groups:
             videos = {"nasa 480x270 (390)": os.path.join(args.media, "video", "nasa_13013.mp4"),
-                      "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp)}
+                      "long GOP 720p (900)": args.long_gop or benchlib.make_long_gop(tmp),
+                      "1080p (150)": make_1080p(tmp)}
             for name, path in videos.items():
                 n = len(loom.decoders.VideoDecoder(path))
                 indices = sorted(random.Random(0).sample(range(n), 10))
