@@ -61,7 +61,7 @@ TEST(Yuv420Rgb, DirectConversionIsSwscaleBitForBit) {
     for (int colorspace : {AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_BT709, AVCOL_SPC_FCC, AVCOL_SPC_BT470BG,
                            AVCOL_SPC_SMPTE170M, AVCOL_SPC_SMPTE240M, AVCOL_SPC_BT2020_NCL}) {
       for (int range : {AVCOL_RANGE_UNSPECIFIED, AVCOL_RANGE_MPEG, AVCOL_RANGE_JPEG}) {
-        for (auto [width, height] : {std::pair{480, 270}, {854, 48}, {33, 16}, {2, 2}}) {
+        for (auto [width, height] : {std::pair{480, 270}, {854, 48}, {65, 16}, {130, 2}}) {
           const ffmpeg::UniqueFrame frame = random_frame(width, height, format, colorspace, range, rng);
           ColorConverter converter(width, height);
           for (Layout layout : {Layout::kHWC, Layout::kCHW}) {
@@ -82,7 +82,7 @@ TEST(Yuv420Rgb, DirectConversionIsSwscaleBitForBit) {
 #endif
 
 // What swscale converts otherwise stays with swscale: an odd height (its scaler, not the unscaled
-// path), a resize, other pixel formats.
+// path), a resize, other pixel formats; and frames narrower than 64 pixels (no gain).
 TEST(Yuv420Rgb, DirectConversionDeclinesWhatSwscaleConvertsOtherwise) {
   std::mt19937 rng(6);
   std::vector<uint8_t> out(64 * 64 * 3);
@@ -91,13 +91,14 @@ TEST(Yuv420Rgb, DirectConversionDeclinesWhatSwscaleConvertsOtherwise) {
     ColorConverter converter(out_width, out_height);
     return !converter.convert_direct(*frame, out.data(), Layout::kHWC);
   };
-  EXPECT_TRUE(declines(32, 15, AV_PIX_FMT_YUV420P, 32, 15));
-  EXPECT_TRUE(declines(32, 16, AV_PIX_FMT_YUV420P, 16, 8));
-  EXPECT_TRUE(declines(32, 16, AV_PIX_FMT_YUV444P, 32, 16));
-  EXPECT_TRUE(declines(32, 16, AV_PIX_FMT_YUV422P, 32, 16));
-  EXPECT_TRUE(declines(32, 16, AV_PIX_FMT_YUV420P10LE, 32, 16));
+  EXPECT_TRUE(declines(64, 15, AV_PIX_FMT_YUV420P, 64, 15));
+  EXPECT_TRUE(declines(64, 16, AV_PIX_FMT_YUV420P, 32, 8));
+  EXPECT_TRUE(declines(64, 16, AV_PIX_FMT_YUV444P, 64, 16));
+  EXPECT_TRUE(declines(64, 16, AV_PIX_FMT_YUV422P, 64, 16));
+  EXPECT_TRUE(declines(64, 16, AV_PIX_FMT_YUV420P10LE, 64, 16));
+  EXPECT_TRUE(declines(62, 16, AV_PIX_FMT_YUV420P, 62, 16));
 #if defined(__x86_64__) || defined(__i386__)
-  EXPECT_FALSE(declines(32, 16, AV_PIX_FMT_YUV420P, 32, 16));  // the same frame with an even height
+  EXPECT_FALSE(declines(64, 16, AV_PIX_FMT_YUV420P, 64, 16));  // 64 wide, an even height, kept at its size
 #endif
 }
 

@@ -14,6 +14,10 @@ bool is_yuv420_8bit(int format) {
   return format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P;
 }
 
+// Narrower frames gain nothing from the kernel, whose vectors hold up to 64 pixels (it converts rows
+// narrower than a vector one pixel at a time).
+constexpr int kMinDirectWidth = 64;
+
 ffmpeg::UniqueSws make_context(int in_width, int in_height, int format, int out_width, int out_height) {
   ffmpeg::UniqueSws sws(sws_getContext(in_width, in_height, static_cast<AVPixelFormat>(format), out_width, out_height,
                                        AV_PIX_FMT_RGB24, kSwsFlags, nullptr, nullptr, nullptr));
@@ -106,8 +110,8 @@ void ColorConverter::configure(const AVFrame& frame) {
   in_range_ = frame.color_range;
 
   direct_.reset();
-  if (is_yuv420_8bit(frame.format) && frame.height % 2 == 0 && frame.width == out_width_ &&
-      frame.height == out_height_) {
+  if (is_yuv420_8bit(frame.format) && frame.width >= kMinDirectWidth && frame.height % 2 == 0 &&
+      frame.width == out_width_ && frame.height == out_height_) {
     const ColorDetails set = details_of(sws_.get());
     const Yuv420Coefficients c =
         swscale_yuv420_coefficients(set.inv_table, set.src_range != 0, set.brightness, set.contrast, set.saturation);

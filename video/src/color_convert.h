@@ -24,7 +24,8 @@ inline constexpr int kSwsFlags = SWS_BILINEAR;
 // colorspace (BT.601 when unspecified or not one swscale knows), its color_range when specified (else
 // the pixel format's: full for yuvj*). The swscale context is rebuilt when the input changes.
 //
-// An 8-bit 4:2:0 frame (yuv420p, yuvj420p) of even height kept at its size can go through loom's kernel
+// An 8-bit 4:2:0 frame (yuv420p, yuvj420p) at least 64 pixels wide, of even height, kept at its size,
+// can go through loom's kernel
 // instead (convert_direct): swscale then takes its unscaled path, whose arithmetic the kernel runs. When
 // the context is built, a probe frame of the input's width (pseudo-random samples) is converted both ways,
 // and the kernel is used only if every byte agrees: another FFmpeg version or CPU falls back to swscale.
