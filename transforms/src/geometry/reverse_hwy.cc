@@ -1,6 +1,6 @@
 // Highway kernel of the mirrored runs of the remap (remap.cc: horizontal flips, reflections): n pixels
-// of 1 to 4 bytes copied in reverse order. A vector of pixels is loaded whole (3-byte pixels
-// de-interleaved into three vectors of bytes), its lanes reversed, and stored; a run that is not a whole
+// of 1 to 4 bytes copied in reverse order. A vector of pixels is loaded whole, its lanes reversed, and
+// stored (3-byte pixels: 16 at a time by byte lookups within 16-byte blocks); a run that is not a whole
 // number of vectors ends with one vector overlapping the one before, and a run shorter than a vector is
 // copied one pixel at a time.
 #undef HWY_TARGET_INCLUDE
@@ -50,14 +50,47 @@ HWY_INLINE int64_t ReverseRun(uint8_t* out, const uint8_t* in_first, int64_t n) 
   });
 }
 
+// 16 pixels of 3 bytes reversed: output byte j is source byte 45 - 3 * (j / 3) + j % 3. from[b][s] lists,
+// for output block b (bytes 16b .. 16b + 15), each byte's index in source block s, or 0x80 (a zero) for
+// the bytes another source block gives.
+struct RgbReversal {
+  uint8_t from[3][3][16];
+};
+
+constexpr RgbReversal MakeRgbReversal() {
+  RgbReversal t{};
+  for (int b = 0; b < 3; ++b) {
+    for (int s = 0; s < 3; ++s) {
+      for (int k = 0; k < 16; ++k) {
+        const int j = 16 * b + k, src = 45 - 3 * (j / 3) + j % 3;
+        t.from[b][s][k] = static_cast<uint8_t>(src / 16 == s ? src % 16 : 0x80);
+      }
+    }
+  }
+  return t;
+}
+
+// 3-byte pixels, 16 at a time: three 16-byte loads, each output block the OR of its byte lookups in
+// the three source blocks.
 HWY_INLINE int64_t ReverseRgb(uint8_t* out, const uint8_t* in_first, int64_t n) {
-  const hn::ScalableTag<uint8_t> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  return Vectors(n, lanes, [&](int64_t i) {
-    hn::Vec<decltype(d)> r, g, b;
-    hn::LoadInterleaved3(d, in_first - (i + lanes - 1) * 3, r, g, b);
-    hn::StoreInterleaved3(ReverseLanes(d, r), ReverseLanes(d, g), ReverseLanes(d, b), d, out + i * 3);
+#if HWY_TARGET == HWY_SCALAR
+  (void)out, (void)in_first, (void)n;
+  return 0;
+#else
+  const hn::CappedTag<uint8_t, 16> d;
+  static constexpr RgbReversal kReversal = MakeRgbReversal();
+  return Vectors(n, 16, [&](int64_t i) {
+    const uint8_t* src = in_first - (i + 15) * 3;  // the chunk's 48 source bytes
+    const auto s0 = hn::LoadU(d, src), s1 = hn::LoadU(d, src + 16), s2 = hn::LoadU(d, src + 32);
+    for (int b = 0; b < 3; ++b) {
+      const auto* from = kReversal.from[b];
+      const auto v = hn::Or(hn::Or(hn::TableLookupBytesOr0(s0, hn::LoadU(d, from[0])),
+                                   hn::TableLookupBytesOr0(s1, hn::LoadU(d, from[1]))),
+                            hn::TableLookupBytesOr0(s2, hn::LoadU(d, from[2])));
+      hn::StoreU(v, d, out + i * 3 + 16 * b);
+    }
   });
+#endif
 }
 
 void ReversePixels(uint8_t* out, const uint8_t* in_first, int64_t n, int64_t pixel_bytes) {
