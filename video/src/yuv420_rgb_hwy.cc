@@ -5,10 +5,11 @@
 // rows, as swscale's converter does it: the row's bytes read as 16-bit lanes hold an even pixel (low
 // byte) and an odd one (high byte), which share the chroma sample of their lane, so N8 / 2 chroma
 // samples give the three chroma terms lane for lane; the even and the odd pixels' sums, clamped to
-// 0..255, go back into the low and the high bytes, which is pixel order again. No lane crosses another
-// until the interleaved store (HWC); planar stores are plain. A row whose width is not a whole number
-// of steps ends with one step that overlaps the previous one (the same bytes written twice) and, for
-// an odd width, the last pixel from the reference; rows narrower than a step are left to the reference.
+// 0..255, go back into the low and the high bytes, which is pixel order again. Only the widening of
+// the chroma bytes and the interleaved store (HWC) shuffle; planar stores are plain. A row whose width
+// is not a whole number of steps ends with one step that overlaps the previous one (the same bytes
+// written twice) and, for an odd width, the last pixel from the reference; rows narrower than a step
+// are left to the reference.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "yuv420_rgb_hwy.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
