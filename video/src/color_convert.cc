@@ -46,21 +46,38 @@ void set_details(SwsContext* sws, const ColorDetails& d) {
   sws_setColorspaceDetails(sws, d.inv_table, d.src_range, d.table, d.dst_range, d.brightness, d.contrast, d.saturation);
 }
 
+// The kernel's plan for `frame`'s planes into `dst`.
+Yuv420Plan yuv420_plan(const AVFrame& frame, const Yuv420Coefficients& coefficients, uint8_t* dst, Layout layout) {
+  Yuv420Plan plan;
+  plan.y = frame.data[0], plan.u = frame.data[1], plan.v = frame.data[2];
+  plan.y_pitch = frame.linesize[0], plan.u_pitch = frame.linesize[1], plan.v_pitch = frame.linesize[2];
+  plan.width = frame.width, plan.height = frame.height;
+  plan.coefficients = coefficients;
+  plan.dst = dst;
+  plan.planar = layout == Layout::kCHW;
+  return plan;
+}
+
 // Whether the kernel with `coefficients` gives the bytes of swscale set up with `details` for a
 // `format` frame `width` wide: both convert a probe frame of that width and at least 2^17 pixels of
-// pseudo-random samples (planes and rows padded, as swscale's SIMD reads and writes whole vectors).
+// pseudo-random samples (allocated as FFmpeg allocates decoded frames; swscale writes into rows padded
+// for its whole-vector stores).
 bool kernel_matches_swscale(int width, int format, const ColorDetails& details,
                             const Yuv420Coefficients& coefficients) {
   const int height = std::max(2, ((1 << 17) / width + 1) & ~1);
-  const int chroma_width = (width + 1) / 2, chroma_height = height / 2;
-  const int y_pitch = width + 64, c_pitch = chroma_width + 64;
-  std::vector<uint8_t> y(static_cast<size_t>(y_pitch) * height + 64),
-      u(static_cast<size_t>(c_pitch) * chroma_height + 64), v(u.size());
+  ffmpeg::UniqueFrame probe(av_frame_alloc());
+  if (!probe) throw std::bad_alloc();
+  probe->width = width;
+  probe->height = height;
+  probe->format = format;
+  if (av_frame_get_buffer(probe.get(), 0) < 0) throw std::bad_alloc();
   uint32_t state = 0x9E3779B9u;
-  for (auto* plane : {&y, &u, &v}) {
-    for (uint8_t& b : *plane) {
+  for (int plane = 0; plane < 3; ++plane) {
+    const int rows = plane == 0 ? height : height / 2;
+    uint8_t* bytes = probe->data[plane];
+    for (int64_t i = 0; i < static_cast<int64_t>(rows) * probe->linesize[plane]; ++i) {
       state = state * 1664525u + 1013904223u;
-      b = static_cast<uint8_t>(state >> 24);
+      bytes[i] = static_cast<uint8_t>(state >> 24);
     }
   }
   ffmpeg::UniqueSws sws = make_context(width, height, format, width, height);
@@ -68,19 +85,10 @@ bool kernel_matches_swscale(int width, int format, const ColorDetails& details,
   const size_t row = static_cast<size_t>(width) * 3;
   const int stride = static_cast<int>(row) + 64;
   std::vector<uint8_t> want(static_cast<size_t>(stride) * height + 64), got(row * height);
-  const uint8_t* planes[4] = {y.data(), u.data(), v.data(), nullptr};
-  const int pitches[4] = {y_pitch, c_pitch, c_pitch, 0};
   uint8_t* out[4] = {want.data(), nullptr, nullptr, nullptr};
   const int strides[4] = {stride, 0, 0, 0};
-  if (sws_scale(sws.get(), planes, pitches, 0, height, out, strides) != height) return false;
-
-  Yuv420Plan plan;
-  plan.y = y.data(), plan.u = u.data(), plan.v = v.data();
-  plan.y_pitch = y_pitch, plan.u_pitch = c_pitch, plan.v_pitch = c_pitch;
-  plan.width = width, plan.height = height;
-  plan.coefficients = coefficients;
-  plan.dst = got.data();
-  yuv420_to_rgb(plan);
+  if (sws_scale(sws.get(), probe->data, probe->linesize, 0, height, out, strides) != height) return false;
+  yuv420_to_rgb(yuv420_plan(*probe, coefficients, got.data(), Layout::kHWC));
   for (int r = 0; r < height; ++r) {
     if (std::memcmp(got.data() + r * row, want.data() + static_cast<size_t>(r) * stride, row) != 0) return false;
   }
@@ -112,10 +120,9 @@ void ColorConverter::configure(const AVFrame& frame) {
   direct_.reset();
   if (is_yuv420_8bit(frame.format) && frame.width >= kMinDirectWidth && frame.height % 2 == 0 &&
       frame.width == out_width_ && frame.height == out_height_) {
-    const ColorDetails set = details_of(sws_.get());
-    const Yuv420Coefficients c =
-        swscale_yuv420_coefficients(set.inv_table, set.src_range != 0, set.brightness, set.contrast, set.saturation);
-    if (kernel_matches_swscale(frame.width, frame.format, set, c)) direct_ = c;
+    const Yuv420Coefficients c = swscale_yuv420_coefficients(details.inv_table, details.src_range != 0,
+                                                             details.brightness, details.contrast, details.saturation);
+    if (kernel_matches_swscale(frame.width, frame.format, details, c)) direct_ = c;
   }
 }
 
@@ -130,14 +137,7 @@ void ColorConverter::convert(const AVFrame& frame, uint8_t* dst, int dst_stride)
 bool ColorConverter::convert_direct(const AVFrame& frame, uint8_t* dst, Layout layout) {
   configure(frame);
   if (!direct_) return false;
-  Yuv420Plan plan;
-  plan.y = frame.data[0], plan.u = frame.data[1], plan.v = frame.data[2];
-  plan.y_pitch = frame.linesize[0], plan.u_pitch = frame.linesize[1], plan.v_pitch = frame.linesize[2];
-  plan.width = frame.width, plan.height = frame.height;
-  plan.coefficients = *direct_;
-  plan.dst = dst;
-  plan.planar = layout == Layout::kCHW;
-  yuv420_to_rgb(plan);
+  yuv420_to_rgb(yuv420_plan(frame, *direct_, dst, layout));
   return true;
 }
 

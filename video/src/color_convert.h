@@ -25,10 +25,10 @@ inline constexpr int kSwsFlags = SWS_BILINEAR;
 // the pixel format's: full for yuvj*). The swscale context is rebuilt when the input changes.
 //
 // An 8-bit 4:2:0 frame (yuv420p, yuvj420p) at least 64 pixels wide, of even height, kept at its size,
-// can go through loom's kernel
-// instead (convert_direct): swscale then takes its unscaled path, whose arithmetic the kernel runs. When
-// the context is built, a probe frame of the input's width (pseudo-random samples) is converted both ways,
-// and the kernel is used only if every byte agrees: another FFmpeg version or CPU falls back to swscale.
+// can go through loom's kernel instead (convert_direct): swscale then takes its unscaled path, whose
+// arithmetic the kernel runs. When the context is built, a probe frame of the input's width
+// (pseudo-random samples) is converted both ways, and the kernel is used only if every byte agrees:
+// another FFmpeg version or CPU falls back to swscale.
 class ColorConverter {
  public:
   ColorConverter(int out_width, int out_height) : out_width_(out_width), out_height_(out_height) {}

@@ -131,7 +131,6 @@ HWY_INLINE bool AllOutside(DF df, const Geometry& g, VF sx, VF sy) {
 // kWeightOne (zero there too; the scaling by a power of two commutes with every float rounding, so
 // these are the reference's weights, scaled), the weights in fixed point, and the largest offset.
 struct Bilinear {
-  bool interior;  // every tap of every lane inside the image (InteriorTaps)
   VI o0, o1, o2, o3, hi;
   VF w0, w1, w2, w3;
   VI q0, q1, q2, q3;  // in the low 16 bits of each lane, junk above (LowWeights, PairWeights)
@@ -186,7 +185,7 @@ HWY_INLINE V16 PairWeights(VI q) {
 }
 
 // The taps when every lane's four taps are inside the image (the bulk of a warp), without the masking
-// of BilinearTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1).
+// of EdgeTaps and with the same bits (there floor(s) < size - 1 exactly when s < size - 1).
 // False, and `t` untouched, when some lane has a tap outside.
 HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t) {
   const DI di;
@@ -194,7 +193,6 @@ HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t
       hn::And(hn::And(hn::Ge(sx, hn::Zero(df)), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w - 1)))),
               hn::And(hn::Ge(sy, hn::Zero(df)), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h - 1)))));
   if (!hn::AllTrue(df, interior)) return false;
-  t.interior = true;
   const VF fx = hn::Floor(sx), fy = hn::Floor(sy);
   const VI x0 = Integral(df, fx), y0 = Integral(df, fy);
   const VI right = hn::Set(di, g.ps), down = hn::Set(di, g.w * g.ps);
@@ -208,10 +206,9 @@ HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t
   return true;
 }
 
-HWY_INLINE Bilinear BilinearTaps(DF df, const Geometry& g, VF sx, VF sy) {
+// The taps of a vector with some tap outside the image (after InteriorTaps declined it).
+HWY_INLINE Bilinear EdgeTaps(DF df, const Geometry& g, VF sx, VF sy) {
   Bilinear t;
-  if (InteriorTaps(df, g, sx, sy, t)) return t;
-  t.interior = false;
   const DI di;
   const VF wf = hn::Set(df, static_cast<float>(g.w)), hf = hn::Set(df, static_cast<float>(g.h));
   const VF minus1 = hn::Set(df, -1.0f);
@@ -358,12 +355,11 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   };
   if constexpr (kBilinear) {
     Bilinear t;
-    if (!InteriorTaps(df, g, sx, sy, t)) {
-      if (AllOutside(df, g, sx, sy)) return store_outside();
-      t = BilinearTaps(df, g, sx, sy);
-    }
+    const bool interior = InteriorTaps(df, g, sx, sy, t);
+    if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
+    if (!interior) t = EdgeTaps(df, g, sx, sy);
     VI p0, p1, p2, p3;
-    if (C >= 3 && t.interior && hn::AllFalse(di, hn::Gt(t.o0, hn::Set(di, g.pair_limit)))) {
+    if (C >= 3 && interior && hn::AllFalse(di, hn::Gt(t.o0, hn::Set(di, g.pair_limit)))) {
       TapPairs<C>(src, g, t.o0, p0, p1, p2, p3);
     } else {
       if (!Safe(di, g, t.hi)) return false;
@@ -438,7 +434,7 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
     Bilinear t;
     const bool interior = InteriorTaps(df, g, sx, sy, t);
     if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
-    if (!interior) t = BilinearTaps(df, g, sx, sy);
+    if (!interior) t = EdgeTaps(df, g, sx, sy);
     // Interior: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
     if (!Safe(di, g, interior ? t.o2 : t.hi)) return false;
     // The weights in the low 16-bit half of each lane, 0 in the high half (whose products vanish).
