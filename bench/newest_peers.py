@@ -23,8 +23,8 @@ Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same f
   random10    get_frames_at(10 sorted indices drawn with a fixed seed) from a fresh decoder.
 Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames); made at set-up, a 1280x720
 30 s long-GOP H.264 file (-g 300, B-frames) and a 1920x1080 5 s H.264 file (B-frames); in "exact" and
-"approximate" seek mode; exact-mode sequential also against PyAV (thread_count 1, to_ndarray('rgb24') per
-frame; PyAV's wheel bundles its own, newer FFmpeg). Every time is the best of --rounds rounds (each
+"approximate" seek mode; exact-mode sequential also against PyAV (the same stream, thread_count 1,
+to_ndarray('rgb24') per frame; PyAV's wheel bundles its own, newer FFmpeg). Every time is the best of --rounds rounds (each
 round's time the median of its runs), the libraries alternating within each round; ratio = peer / loom
 (> 1: loom is faster).
 """
@@ -85,7 +85,9 @@ def make_1080p(folder):
 
 def pyav_sequential(path):
     with av.open(path) as container:
-        stream = container.streams.video[0]
+        # The stream loom and TorchCodec decode (av_find_best_stream): nasa_13013.mp4's first video
+        # stream is a 320x180 one, its best the 480x270 one.
+        stream = container.streams.best("video")
         stream.thread_count = 1
         for frame in container.decode(stream):
             frame.to_ndarray(format="rgb24")
