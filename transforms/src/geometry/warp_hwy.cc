@@ -511,8 +511,9 @@ HWY_NOINLINE void CopyPlanes(const uint8_t* HWY_RESTRICT src, int64_t cs, const 
 // The output goes in tiles of kTileRows rows by kTileCols pixels, left to right in bands of kTileRows
 // rows: along a whole output row the reads follow a slanted line across hundreds of input rows, for
 // each plane. Measured on 1920x1080 on Zen 4 against whole rows: affine (15 degrees, sheared) 5.2 ->
-// 3.1 ms, rotate 30 degrees and the benchmark's perspective up to 10% slower (taller or wider tiles
-// were slower still on those). kTileCols is a multiple of every target's lane count.
+// 3.1 ms, rotate 30 degrees up to 10% slower, and the benchmark's perspective, whose rows are nearly
+// horizontal, 1.1-1.6x slower (taller or wider tiles were slower still on those). kTileCols is a
+// multiple of every target's lane count.
 template <bool kPerspective>
 HWY_INLINE void PlanarNearest(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry& g) {
   constexpr int64_t kTileRows = 4, kTileCols = 256;
