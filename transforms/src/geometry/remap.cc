@@ -1,6 +1,8 @@
 // The remap kernel (geometry_kernels.h): out(y, x) = in(rows[y], cols[x]) one output row at a time,
 // the column map split once into runs (forward copies, mirrored copies, fills) so that each run is one
-// memcpy, one reversed copy (long ones by reverse_hwy.cc) or one fill.
+// memcpy, one reversed copy (long ones by reverse_hwy.cc) or one fill (a memcpy from a row of fill
+// pixels).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -61,27 +63,35 @@ void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
   }
 }
 
-template <size_t P>
-void fill_pixels(uint8_t* out, const uint8_t* fill, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, fill, P);
+// A row of n fill pixels of `pixel` bytes, made by doubling: the fill runs below copy from it, one
+// memcpy each, instead of storing the fill pixel by pixel (3-byte pixels would take two stores each).
+std::vector<uint8_t> fill_row(const uint8_t* fill, size_t pixel, int64_t n) {
+  std::vector<uint8_t> row(static_cast<size_t>(n) * pixel);
+  if (row.empty()) return row;
+  std::memcpy(row.data(), fill, pixel);
+  for (size_t done = pixel; done < row.size(); done *= 2) {
+    std::memcpy(row.data() + done, row.data(), std::min(done, row.size() - done));
+  }
+  return row;
 }
 
 // One plane of P bytes per pixel (P a compile-time size for the common pixels, so that every copy is
-// inlined): out(y, x) = in(rows[y], cols[x]) run by run.
+// inlined): out(y, x) = in(rows[y], cols[x]) run by run; fill runs copy from `fills`, a row of fill
+// pixels.
 template <size_t P>
 void remap_plane_fixed(const uint8_t* src, int64_t src_w, uint8_t* dst, const int64_t* rows, int64_t out_h,
-                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fill) {
+                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fills) {
   for (int64_t y = 0; y < out_h; ++y) {
     uint8_t* out = dst + y * out_w * P;
     if (rows[y] < 0) {
-      fill_pixels<P>(out, fill, out_w);
+      std::memcpy(out, fills, static_cast<size_t>(out_w) * P);
       continue;
     }
     const uint8_t* in = src + rows[y] * src_w * P;
     for (const Run& r : runs) {
       uint8_t* o = out + r.start * P;
       if (r.src < 0) {
-        fill_pixels<P>(o, fill, r.length);
+        std::memcpy(o, fills, static_cast<size_t>(r.length) * P);
       } else if (r.step == -1) {
         copy_reversed<P>(o, in + r.src * P, r.length);
       } else {
@@ -100,14 +110,17 @@ void remap_plane(const uint8_t* src, uint8_t* dst, const RemapPlan& plan) {
   const size_t pixel = plan.pixel_bytes;
   const uint8_t* fill = plan.fill;
   const std::vector<Run> runs = column_runs(cols, w);
+  const bool fills_some = std::any_of(rows, rows + h, [](int64_t r) { return r < 0; }) ||
+                          std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.src < 0; });
+  const std::vector<uint8_t> fills = fills_some ? fill_row(fill, pixel, w) : std::vector<uint8_t>();
   switch (pixel) {
-    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, h, runs, w, fill);
-    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, h, runs, w, fill);
-    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, h, runs, w, fill);
-    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, h, runs, w, fill);
-    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, h, runs, w, fill);
-    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, h, runs, w, fill);
-    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, h, runs, w, fill);
+    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, h, runs, w, fills.data());
+    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, h, runs, w, fills.data());
+    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, h, runs, w, fills.data());
+    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, h, runs, w, fills.data());
+    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, h, runs, w, fills.data());
+    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, h, runs, w, fills.data());
+    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, h, runs, w, fills.data());
     default: break;
   }
   // Other pixel sizes (many channels or wide types): the same runs, a run-time size.
