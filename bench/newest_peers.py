@@ -24,9 +24,9 @@ Workloads, one thread (num_ffmpeg_threads=1 for both video decoders), the same f
 Video files: shared/media/video/nasa_13013.mp4 (480x270, 390 frames, B-frames); made at set-up, a 1280x720
 30 s long-GOP H.264 file (-g 300, B-frames) and a 1920x1080 5 s H.264 file (B-frames); in "exact" and
 "approximate" seek mode; exact-mode sequential also against PyAV (the same stream, thread_count 1,
-to_ndarray('rgb24') per frame; PyAV's wheel bundles its own, newer FFmpeg). Every time is the best of --rounds rounds (each
-round's time the median of its runs), the libraries alternating within each round; ratio = peer / loom
-(> 1: loom is faster).
+to_ndarray('rgb24') per frame; PyAV's wheel bundles its own, newer FFmpeg). Every time is the best of
+--rounds rounds (each round's time the median of its runs), the libraries alternating within each
+round; ratio = peer / loom (> 1: loom is faster).
 """
 import argparse
 import json
