@@ -5,6 +5,7 @@
 #include <new>
 #include <vector>
 
+#include "loom/accel/interleave.h"
 #include "loom/codec/error.h"
 
 namespace loom::video::detail {
@@ -58,10 +59,34 @@ Yuv420Plan yuv420_plan(const AVFrame& frame, const Yuv420Coefficients& coefficie
   return plan;
 }
 
+// `frame` through `sws` (whose output is out_width x out_height RGB24) into `dst` in `layout`: swscale
+// writes into `scratch`, its rows padded for its whole-vector stores, whose rows are then copied (kHWC)
+// or de-interleaved (kCHW).
+void swscale_to(SwsContext* sws, const AVFrame& frame, int out_width, int out_height, uint8_t* dst, Layout layout,
+                std::vector<uint8_t>& scratch) {
+  const size_t row = static_cast<size_t>(out_width) * 3;
+  const size_t stride = (row + 63) / 64 * 64 + 64;
+  scratch.resize(stride * static_cast<size_t>(out_height) + 256);
+  uint8_t* planes[4] = {scratch.data(), nullptr, nullptr, nullptr};
+  const int strides[4] = {static_cast<int>(stride), 0, 0, 0};
+  if (sws_scale(sws, frame.data, frame.linesize, 0, frame.height, planes, strides) != out_height) {
+    throw Error(ErrorCode::kInternal, "", "swscale wrote fewer rows than asked");
+  }
+  if (layout == Layout::kHWC) {
+    for (int y = 0; y < out_height; ++y) std::memcpy(dst + y * row, scratch.data() + y * stride, row);
+    return;
+  }
+  const size_t plane = static_cast<size_t>(out_width) * out_height;
+  for (int y = 0; y < out_height; ++y) {
+    const size_t at = static_cast<size_t>(y) * out_width;
+    uint8_t* rgb[3] = {dst + at, dst + plane + at, dst + 2 * plane + at};
+    accel::deinterleave(scratch.data() + y * stride, static_cast<size_t>(out_width), 3, rgb);
+  }
+}
+
 // Whether the kernel with `coefficients` gives the bytes of swscale set up with `details` for a
 // `format` frame `width` wide: both convert a probe frame of that width and at least 2^17 pixels of
-// pseudo-random samples (allocated as FFmpeg allocates decoded frames; swscale writes into rows padded
-// for its whole-vector stores).
+// pseudo-random samples (allocated as FFmpeg allocates decoded frames).
 bool kernel_matches_swscale(int width, int format, const ColorDetails& details,
                             const Yuv420Coefficients& coefficients) {
   const int height = std::max(2, ((1 << 17) / width + 1) & ~1);
@@ -82,17 +107,10 @@ bool kernel_matches_swscale(int width, int format, const ColorDetails& details,
   }
   ffmpeg::UniqueSws sws = make_context(width, height, format, width, height);
   set_details(sws.get(), details);
-  const size_t row = static_cast<size_t>(width) * 3;
-  const int stride = static_cast<int>(row) + 64;
-  std::vector<uint8_t> want(static_cast<size_t>(stride) * height + 64), got(row * height);
-  uint8_t* out[4] = {want.data(), nullptr, nullptr, nullptr};
-  const int strides[4] = {stride, 0, 0, 0};
-  if (sws_scale(sws.get(), probe->data, probe->linesize, 0, height, out, strides) != height) return false;
+  std::vector<uint8_t> want(static_cast<size_t>(width) * height * 3), got(want.size()), scratch;
+  swscale_to(sws.get(), *probe, width, height, want.data(), Layout::kHWC, scratch);
   yuv420_to_rgb(yuv420_plan(*probe, coefficients, got.data(), Layout::kHWC));
-  for (int r = 0; r < height; ++r) {
-    if (std::memcmp(got.data() + r * row, want.data() + static_cast<size_t>(r) * stride, row) != 0) return false;
-  }
-  return true;
+  return got == want;
 }
 
 }  // namespace
@@ -126,12 +144,8 @@ void ColorConverter::configure(const AVFrame& frame) {
   }
 }
 
-void ColorConverter::convert(const AVFrame& frame, uint8_t* dst, int dst_stride) {
-  configure(frame);
-  uint8_t* planes[4] = {dst, nullptr, nullptr, nullptr};
-  int strides[4] = {dst_stride, 0, 0, 0};
-  const int rows = sws_scale(sws_.get(), frame.data, frame.linesize, 0, frame.height, planes, strides);
-  if (rows != out_height_) throw Error(ErrorCode::kInternal, "", "swscale wrote fewer rows than asked");
+void ColorConverter::convert(const AVFrame& frame, uint8_t* dst, Layout layout) {
+  if (!convert_direct(frame, dst, layout)) convert_swscale(frame, dst, layout);
 }
 
 bool ColorConverter::convert_direct(const AVFrame& frame, uint8_t* dst, Layout layout) {
@@ -139,6 +153,11 @@ bool ColorConverter::convert_direct(const AVFrame& frame, uint8_t* dst, Layout l
   if (!direct_) return false;
   yuv420_to_rgb(yuv420_plan(frame, *direct_, dst, layout));
   return true;
+}
+
+void ColorConverter::convert_swscale(const AVFrame& frame, uint8_t* dst, Layout layout) {
+  configure(frame);
+  swscale_to(sws_.get(), frame, out_width_, out_height_, dst, layout, scratch_);
 }
 
 }  // namespace loom::video::detail

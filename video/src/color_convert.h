@@ -9,6 +9,7 @@ extern "C" {
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "loom/codec/internal/ffmpeg_handles.h"
 #include "loom/codec/layout.h"
@@ -34,13 +35,13 @@ class ColorConverter {
   ColorConverter(int out_width, int out_height) : out_width_(out_width), out_height_(out_height) {}
   int out_width() const { return out_width_; }
   int out_height() const { return out_height_; }
-  // Writes out_height rows of out_width * 3 bytes, `dst_stride` bytes apart, with swscale. Its SIMD
-  // may write whole vectors past a row's end: give every row that much room.
-  void convert(const AVFrame& frame, uint8_t* dst, int dst_stride);
-  // Writes `frame` with loom's kernel into `dst`: out_height rows of out_width * 3 bytes (kHWC) or three
-  // planes R, G, B (kCHW), nothing past them. False (nothing written) where the kernel would not give
-  // swscale's bytes: then call convert().
+  // Writes `frame` as RGB24 into `dst`: out_height rows of out_width * 3 bytes (kHWC) or three planes
+  // R, G, B (kCHW), nothing past them. loom's kernel where it gives swscale's bytes, else swscale.
+  void convert(const AVFrame& frame, uint8_t* dst, Layout layout);
+  // The two ways, for tests: the kernel (false, nothing written, where it would not give swscale's
+  // bytes) and swscale (through a scratch frame: its SIMD may write whole vectors past a row's end).
   bool convert_direct(const AVFrame& frame, uint8_t* dst, Layout layout);
+  void convert_swscale(const AVFrame& frame, uint8_t* dst, Layout layout);
 
  private:
   // (Re)builds the swscale context and decides on the kernel when `frame` differs from the last input.
@@ -50,6 +51,7 @@ class ColorConverter {
   ffmpeg::UniqueSws sws_;
   std::optional<Yuv420Coefficients> direct_;  // the kernel's coefficients, if it matched swscale
   int in_width_ = 0, in_height_ = 0, in_format_ = -1, in_colorspace_ = -1, in_range_ = -1;
+  std::vector<uint8_t> scratch_;  // swscale's padded RGB24 frame
 };
 
 }  // namespace loom::video::detail
