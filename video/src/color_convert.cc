@@ -1,7 +1,10 @@
 #include "color_convert.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -113,6 +116,26 @@ bool kernel_matches_swscale(int width, int format, const ColorDetails& details,
   return got == want;
 }
 
+// kernel_matches_swscale, asked once per process for each width, pixel format and set of colour
+// details: the answer depends on nothing else (the FFmpeg and the CPU stay), and a loader that opens
+// many videos of one size would otherwise pay a probe (about 0.5 ms at 480x270) for every decoder.
+// Thread safe; two threads asking at once may both probe.
+bool kernel_matches_swscale_once(int width, int format, const ColorDetails& d, const Yuv420Coefficients& coefficients) {
+  using Key = std::array<int, 10>;
+  static std::mutex mutex;
+  static std::map<Key, bool> answers;
+  const Key key{width,          format,      d.inv_table[0], d.inv_table[1], d.inv_table[2],
+                d.inv_table[3], d.src_range, d.brightness,   d.contrast,     d.saturation};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = answers.find(key); it != answers.end()) return it->second;
+  }
+  const bool matches = kernel_matches_swscale(width, format, d, coefficients);
+  const std::lock_guard<std::mutex> lock(mutex);
+  answers.emplace(key, matches);
+  return matches;
+}
+
 }  // namespace
 
 void ColorConverter::configure(const AVFrame& frame) {
@@ -140,7 +163,7 @@ void ColorConverter::configure(const AVFrame& frame) {
       frame.width == out_width_ && frame.height == out_height_) {
     const Yuv420Coefficients c = swscale_yuv420_coefficients(details.inv_table, details.src_range != 0,
                                                              details.brightness, details.contrast, details.saturation);
-    if (kernel_matches_swscale(frame.width, frame.format, details, c)) direct_ = c;
+    if (kernel_matches_swscale_once(frame.width, frame.format, details, c)) direct_ = c;
   }
 }
 

@@ -29,7 +29,8 @@ inline constexpr int kSwsFlags = SWS_BILINEAR;
 // can go through loom's kernel instead (convert_direct): swscale then takes its unscaled path, whose
 // arithmetic the kernel runs. When the context is built, a probe frame of the input's width
 // (pseudo-random samples) is converted both ways, and the kernel is used only if every byte agrees:
-// another FFmpeg version or CPU falls back to swscale.
+// another FFmpeg version or CPU falls back to swscale. The answer is kept for the process, per width,
+// pixel format and colour details.
 class ColorConverter {
  public:
   ColorConverter(int out_width, int out_height) : out_width_(out_width), out_height_(out_height) {}
