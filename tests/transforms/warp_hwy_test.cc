@@ -64,7 +64,7 @@ TEST(WarpHwy, EveryTargetMatchesTheScalarReference) {
                            {{2, 3}, {5, 40}},
                            {{1, 1}, {3, 17}},
                            {{20, 33}, {9, 16}},
-                           {{20, 1100}, {11, 1040}}}) {  // planar nearest goes in tiles 256 pixels wide
+                           {{20, 1100}, {11, 1040}}}) {  // planar nearest in tiles, bilinear in runs of 256 pixels
       for (int64_t channels = 1; channels <= 5; ++channels) {
         std::vector<uint8_t> src(static_cast<size_t>(in.height * in.width * channels));  // ends at the image
         for (auto& v : src) v = static_cast<uint8_t>(rng());

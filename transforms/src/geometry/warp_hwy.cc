@@ -8,14 +8,15 @@
 // masking), then the weights in 15-bit fixed point. Source bytes are read as 32-bit words at byte
 // offsets, one scalar load per lane (Words: vector gathers wait far longer on some cores, e.g. AMD's
 // AVX2 gather): an interleaved image of up to 4 channels (HWC) reads each tap's pixel once (an interior
-// RGB or RGBA vector reads each tap row's two pixels with one 8-byte load, TapPairs) and blends its
+// RGB or RGBA pixel reads each tap row's two pixels with one 8-byte load, TapPairs) and blends its
 // bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the weight per tap);
 // a planar image (CHW) reads each channel's tap pairs (the word at the left tap holds the right one
-// in byte 1). Reads are 4 or 8 bytes, so a vector whose reads would pass the end of `src` (the last
-// pixels of the image) is left to the scalar reference, as are row tails shorter than a vector. With
-// a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and 4-channel pixels are
-// stored as packed 32-bit words; interior nearest RGB and RGBA pixels are copied as 4-byte words, and
-// interior nearest planar pixels byte by byte from offsets the vectors wrote (PlanarNearest).
+// in byte 1). Runs of interior bilinear vectors go in two passes (BilinearRuns): taps and weights
+// first, then the reads and blends. Reads are 4 or 8 bytes, so a vector whose reads would pass the end of `src` (the
+// last pixels of the image) is left to the scalar reference, as are row tails shorter than a vector. With a fill, the
+// blend of the sums with the fill is in float. On AVX2 and up, 3- and 4-channel pixels are stored as packed 32-bit
+// words; interior nearest RGB and RGBA pixels are copied as 4-byte words, and interior nearest planar pixels byte by
+// byte from offsets the vectors wrote (PlanarNearest).
 //
 // The tap structs hold vectors, which SVE's sizeless vector types cannot be members of: on aarch64 this
 // file builds NEON only (SVE hardware runs the NEON kernel).
@@ -136,6 +137,17 @@ struct Bilinear {
   VI o0, o1, o2, o3, hi;
   VF w0, w1, w2, w3;
   VI q0, q1, q2, q3;  // in the low 16 bits of each lane, junk above (LowWeights, PairWeights)
+};
+
+constexpr int64_t kRunPixels = 256;  // the most pixels of a BilinearRun; a multiple of every lane count
+
+// A run of interior bilinear pixels, as BilinearRuns' vector pass leaves it for the blends: pixel j's
+// top-left tap at offset at[j], its fixed-point weights q[0..3][j] (Quantize), and with a fill its
+// inside weight mask[j] (Mask).
+struct BilinearRun {
+  HWY_ALIGN int32_t at[kRunPixels];
+  HWY_ALIGN int32_t q[4][kRunPixels];
+  HWY_ALIGN float mask[kRunPixels];
 };
 
 // 2^23 + 2^22: a float of magnitude below 2^22 added to it rounds to an integer (half to even), held
@@ -311,15 +323,13 @@ void StoreWords(VI words, uint8_t* out, const Geometry& g);  // not used below A
 #endif
 
 // The four taps' pixels of interior bilinear lanes of an interleaved image of 3 or 4 channels, as the
-// 32-bit words at o0, o0 + C (right), o0 + w * C (below) and below right: each tap row's two pixels
-// come from one 8-byte read (at most o0 <= g.pair_limit), split into words by vector shifts.
+// 32-bit words at at[j], at[j] + C (right), at[j] + w * C (below) and below right: each tap row's two
+// pixels come from one 8-byte read (at[j] <= g.pair_limit), split into words by vector shifts.
 template <int C>
-HWY_INLINE void TapPairs(const uint8_t* src, const Geometry& g, VI o0, VI& p0, VI& p1, VI& p2, VI& p3) {
+HWY_INLINE void TapPairs(const uint8_t* src, const Geometry& g, const int32_t* at, VI& p0, VI& p1, VI& p2, VI& p3) {
   const DI di;
   const hn::Repartition<uint64_t, DI> d64;
-  HWY_ALIGN int32_t at[hn::MaxLanes(di)];
   HWY_ALIGN uint64_t top[hn::MaxLanes(di)], bottom[hn::MaxLanes(di)];
-  hn::Store(o0, di, at);
   const int64_t down = int64_t{g.w} * g.ps;
   const size_t n = hn::Lanes(di);
   for (size_t j = 0; j < n; ++j) {
@@ -335,6 +345,60 @@ HWY_INLINE void TapPairs(const uint8_t* src, const Geometry& g, VI o0, VI& p0, V
   };
   split(top, p0, p1);
   split(bottom, p2, p3);
+}
+
+// The blend of N interleaved output pixels of C channels from their taps' pixels p0..p3 (32-bit words,
+// channel k in byte k) and fixed-point weights q0..q3 (Quantize), with g.fill blended by `mask`.
+template <int C>
+HWY_INLINE void BlendPixels(VI p0, VI p1, VI p2, VI p3, VI q0, VI q1, VI q2, VI q3, VF mask, const Geometry& g,
+                            uint8_t* out) {
+  const DF df;
+  const DI di;
+  const DU8 du8;
+  constexpr bool kWords = kWordStores && C >= 3;
+  // The weight of each pixel in both 16-bit halves of its lane.
+  const V16 w0 = PairWeights(q0), w1 = PairWeights(q1), w2 = PairWeights(q2), w3 = PairWeights(q3);
+  const V16 even = Taps(EvenBytes(p0), EvenBytes(p1), EvenBytes(p2), EvenBytes(p3), w0, w1, w2, w3);
+  const V16 odd = Taps(OddBytes(p0), OddBytes(p1), OddBytes(p2), OddBytes(p3), w0, w1, w2, w3);
+  if (g.fill == nullptr) {
+    const VI word = hn::Or(hn::BitCast(di, RoundAcc(even)), hn::BitCast(di, hn::ShiftLeft<8>(RoundAcc(odd))));
+    if constexpr (kWords) {
+      StoreWords<C>(word, out, g);
+    } else {
+      StorePixels<C>(
+          out, [&](int k) { return hn::DemoteTo(du8, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF))); });
+    }
+    return;
+  }
+  auto channel = [&](int k) {  // channel k's sum, fill-blended, in 32-bit lanes
+    const VI sums = hn::BitCast(di, (k & 1) != 0 ? odd : even);
+    const VI acc = (k & 2) != 0 ? hn::ShiftRight<16>(sums) : hn::And(sums, hn::Set(di, 0xFFFF));
+    return FillBlend(df, acc, mask, g.fill[k]);
+  };
+  if constexpr (kWords) {
+    VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
+    if constexpr (C == 4) words = hn::Or(words, hn::ShiftLeft<24>(channel(3)));
+    StoreWords<C>(words, out, g);
+  } else {
+    StorePixels<C>(out, [&](int k) { return hn::DemoteTo(du8, channel(k)); });
+  }
+}
+
+// The first `count` pixels of a run (a multiple of the lane count) of an interleaved image of C = 3 or
+// 4 channels, from TapPairs' reads. Not inlined (BilinearRuns says why).
+template <int C>
+HWY_NOINLINE void BlendPacked(const uint8_t* HWY_RESTRICT src, const Geometry& g, const BilinearRun& run, int64_t count,
+                              uint8_t* HWY_RESTRICT out) {
+  const DF df;
+  const DI di;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(di));
+  for (int64_t x = 0; x < count; x += n) {
+    VI p0, p1, p2, p3;
+    TapPairs<C>(src, g, run.at + x, p0, p1, p2, p3);
+    const VF mask = g.fill != nullptr ? hn::Load(df, run.mask + x) : hn::Zero(df);
+    BlendPixels<C>(p0, p1, p2, p3, hn::Load(di, run.q[0] + x), hn::Load(di, run.q[1] + x), hn::Load(di, run.q[2] + x),
+                   hn::Load(di, run.q[3] + x), mask, g, out + C * x);
+  }
 }
 
 // One vector of output pixels, x .. x + N - 1 of row y, from an interleaved image of C channels.
@@ -360,40 +424,9 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const bool interior = InteriorTaps(df, g, sx, sy, t);
     if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
     if (!interior) t = EdgeTaps(df, g, sx, sy);
-    VI p0, p1, p2, p3;
-    if (C >= 3 && interior && hn::AllFalse(di, hn::Gt(t.o0, hn::Set(di, g.pair_limit)))) {
-      TapPairs<C>(src, g, t.o0, p0, p1, p2, p3);
-    } else {
-      if (!Safe(di, g, t.hi)) return false;
-      p0 = Words(di, src, t.o0), p1 = Words(di, src, t.o1), p2 = Words(di, src, t.o2), p3 = Words(di, src, t.o3);
-    }
-    // The weight of each pixel in both 16-bit halves of its lane.
-    const V16 q0 = PairWeights(t.q0), q1 = PairWeights(t.q1), q2 = PairWeights(t.q2), q3 = PairWeights(t.q3);
-    const V16 even = Taps(EvenBytes(p0), EvenBytes(p1), EvenBytes(p2), EvenBytes(p3), q0, q1, q2, q3);
-    const V16 odd = Taps(OddBytes(p0), OddBytes(p1), OddBytes(p2), OddBytes(p3), q0, q1, q2, q3);
-    if (g.fill == nullptr) {
-      const VI word = hn::Or(hn::BitCast(di, RoundAcc(even)), hn::BitCast(di, hn::ShiftLeft<8>(RoundAcc(odd))));
-      if constexpr (kWords) {
-        StoreWords<C>(word, out, g);
-      } else {
-        StorePixels<C>(
-            out, [&](int k) { return hn::DemoteTo(du8, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF))); });
-      }
-      return true;
-    }
-    const VF mask = Mask(df, t);
-    auto channel = [&](int k) {  // channel k's sum, fill-blended, in 32-bit lanes
-      const VI sums = hn::BitCast(di, (k & 1) != 0 ? odd : even);
-      const VI acc = (k & 2) != 0 ? hn::ShiftRight<16>(sums) : hn::And(sums, hn::Set(di, 0xFFFF));
-      return FillBlend(df, acc, mask, g.fill[k]);
-    };
-    if constexpr (kWords) {
-      VI words = hn::Or(channel(0), hn::Or(hn::ShiftLeft<8>(channel(1)), hn::ShiftLeft<16>(channel(2))));
-      if constexpr (C == 4) words = hn::Or(words, hn::ShiftLeft<24>(channel(3)));
-      StoreWords<C>(words, out, g);
-    } else {
-      StorePixels<C>(out, [&](int k) { return hn::DemoteTo(du8, channel(k)); });
-    }
+    if (!Safe(di, g, t.hi)) return false;
+    const VI p0 = Words(di, src, t.o0), p1 = Words(di, src, t.o1), p2 = Words(di, src, t.o2), p3 = Words(di, src, t.o3);
+    BlendPixels<C>(p0, p1, p2, p3, t.q0, t.q1, t.q2, t.q3, g.fill != nullptr ? Mask(df, t) : hn::Zero(df), g, out);
   } else {
     hn::Mask<DI> inside;
     const VI o = NearestTap<true>(df, g, sx, sy, inside);
@@ -422,7 +455,8 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   return true;
 }
 
-// One vector of output pixels of a planar image (CHW), every channel gathering its own bytes.
+// One vector of output pixels of a planar image (CHW) that PlanarNearest or PlanarBilinear left (some
+// pixel or tap outside the image), every channel gathering its own bytes.
 template <bool kBilinear>
 HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
   const DF df;
@@ -433,25 +467,16 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
     return true;
   };
   if constexpr (kBilinear) {
-    Bilinear t;
-    const bool interior = InteriorTaps(df, g, sx, sy, t);
-    if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
-    if (!interior) t = EdgeTaps(df, g, sx, sy);
-    // Interior: the word at a top-left tap holds the top-right tap in its byte 1, likewise below.
-    if (!Safe(di, g, interior ? t.o2 : t.hi)) return false;
+    if (AllOutside(df, g, sx, sy)) return store_outside();
+    const Bilinear t = EdgeTaps(df, g, sx, sy);
+    if (!Safe(di, g, t.hi)) return false;
     // The weights in the low 16-bit half of each lane, 0 in the high half (whose products vanish).
     const V16 q0 = LowWeights(t.q0), q1 = LowWeights(t.q1), q2 = LowWeights(t.q2), q3 = LowWeights(t.q3);
     const VF mask = g.fill != nullptr ? Mask(df, t) : hn::Zero(df);
     for (int64_t k = 0; k < g.channels; ++k) {
       const auto s = reinterpret_cast<const int32_t*>(src + k * g.cs);
-      V16 sum;
-      if (interior) {
-        const VI top = Words(di, s, t.o0), bottom = Words(di, s, t.o2);
-        sum = Taps(EvenBytes(top), OddBytes(top), EvenBytes(bottom), OddBytes(bottom), q0, q1, q2, q3);
-      } else {
-        sum = Taps(EvenBytes(Words(di, s, t.o0)), EvenBytes(Words(di, s, t.o1)), EvenBytes(Words(di, s, t.o2)),
-                   EvenBytes(Words(di, s, t.o3)), q0, q1, q2, q3);
-      }
+      const V16 sum = Taps(EvenBytes(Words(di, s, t.o0)), EvenBytes(Words(di, s, t.o1)), EvenBytes(Words(di, s, t.o2)),
+                           EvenBytes(Words(di, s, t.o3)), q0, q1, q2, q3);
       const VI value =
           g.fill == nullptr ? hn::BitCast(di, RoundAcc(sum)) : FillBlend(df, hn::BitCast(di, sum), mask, g.fill[k]);
       hn::StoreU(hn::DemoteTo(du8, value), du8, out + k * g.out_cs);
@@ -561,15 +586,116 @@ HWY_INLINE void PlanarNearest(const uint8_t* src, uint8_t* dst, const WarpPlan& 
   }
 }
 
+// Blends the first `count` pixels of `run` (a multiple of the lane count) for each of C planes (channel
+// strides g.cs in src, out_cs in out; the word at a top-left tap holds the top-right one in byte 1,
+// likewise one row below), with `fill` (C values, or null for none). Not inlined (BilinearRuns says
+// why).
+template <int C>
+HWY_NOINLINE void BlendPlanes(const uint8_t* HWY_RESTRICT src, const Geometry& g, const BilinearRun& run, int64_t count,
+                              const double* fill, uint8_t* HWY_RESTRICT out, int64_t out_cs) {
+  const DF df;
+  const DI di;
+  const DU8 du8;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(di)), cs = g.cs, down = g.w;
+  HWY_ALIGN int32_t rows[2 * C][hn::MaxLanes(di)];
+  for (int64_t x = 0; x < count; x += n) {
+    for (int64_t j = 0; j < n; ++j) {
+      const uint8_t* tap = src + run.at[x + j];
+      for (int k = 0; k < C; ++k) {
+        std::memcpy(&rows[2 * k][j], tap + k * cs, 4);
+        std::memcpy(&rows[2 * k + 1][j], tap + k * cs + down, 4);
+      }
+    }
+    const auto weights = [&](int i) { return LowWeights(hn::Load(di, run.q[i] + x)); };
+    const V16 q0 = weights(0), q1 = weights(1), q2 = weights(2), q3 = weights(3);
+    for (int k = 0; k < C; ++k) {
+      const VI top = hn::Load(di, rows[2 * k]), bottom = hn::Load(di, rows[2 * k + 1]);
+      const V16 sum = Taps(EvenBytes(top), OddBytes(top), EvenBytes(bottom), OddBytes(bottom), q0, q1, q2, q3);
+      const VI value = fill == nullptr ? hn::BitCast(di, RoundAcc(sum))
+                                       : FillBlend(df, hn::BitCast(di, sum), hn::Load(df, run.mask + x), fill[k]);
+      hn::StoreU(hn::DemoteTo(du8, value), du8, out + k * out_cs + x);
+    }
+  }
+}
+
+// Bilinear, in two passes over each run of interior vectors (every lane's taps inside the image,
+// every read inside src; with kPairs, TapPairs' reads too), up to kRunPixels pixels: the vector pass
+// writes the run's top-left offsets, weights and masks, then `blend(run, count, out)` makes the run's
+// pixels, starting at `out`. Other vectors go to `vector(sx, sy, out)`, else to the scalar reference.
+// The blends are not inlined, and hold few vectors live, where a one-pass vector kept the weights and
+// the position arithmetic in registers across every tap read and channel.
+template <bool kPerspective, bool kPairs, class Blend, class Vector>
+HWY_INLINE void BilinearRuns(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry& g,
+                             const Blend& blend, const Vector& vector) {
+  const DF df;
+  const DI di;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t out_ps = plan.out_strides.pixel, width = plan.out.width, height = plan.out.height;
+  BilinearRun run;
+  for (int64_t y = 0; y < height; ++y) {
+    const WarpRow row = warp_row(plan, y);
+    uint8_t* out = dst + y * width * out_ps;
+    int64_t x = 0;
+    while (x + n <= width) {
+      int64_t run_end = x;
+      VF sx, sy;
+      for (; run_end + n <= width && run_end - x < kRunPixels; run_end += n) {
+        Positions<kPerspective>(df, row, run_end, sx, sy);
+        Bilinear t;
+        if (!InteriorTaps(df, g, sx, sy, t)) break;
+        if (kPairs ? !hn::AllFalse(di, hn::Gt(t.o0, hn::Set(di, g.pair_limit))) : !Safe(di, g, t.o2)) break;
+        const int64_t i = run_end - x;
+        hn::Store(t.o0, di, run.at + i);
+        hn::Store(t.q0, di, run.q[0] + i);
+        hn::Store(t.q1, di, run.q[1] + i);
+        hn::Store(t.q2, di, run.q[2] + i);
+        hn::Store(t.q3, di, run.q[3] + i);
+        if (g.fill != nullptr) hn::Store(Mask(df, t), df, run.mask + i);
+      }
+      if (run_end > x) blend(run, run_end - x, out + x * out_ps);
+      const bool full = run_end - x == kRunPixels;
+      x = run_end;
+      if (full) continue;  // the next vector may be interior too
+      if (x + n > width) break;
+      if (!vector(sx, sy, out + x * out_ps)) warp_u8_run(src, dst, plan, row, y, x, x + n);
+      x += n;
+    }
+    warp_u8_run(src, dst, plan, row, y, x, width);
+  }
+}
+
 // `g` by value: a local copy, which the stores through `dst` cannot alias, so that the compiler keeps
 // its fields (and the vectors made of them) in registers across vectors.
 template <bool kPerspective, bool kBilinear>
 void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry g) {
   const bool planar = plan.in_strides.pixel == 1 && plan.out_strides.pixel == 1;
-  if (planar && !kBilinear) return PlanarNearest<kPerspective>(src, dst, plan, g);
-  if (planar) {
-    return Rows<kPerspective>(src, dst, plan,
-                              [&](VF sx, VF sy, uint8_t* out) { return PlanarVector<kBilinear>(src, out, g, sx, sy); });
+  if constexpr (!kBilinear) {
+    if (planar) return PlanarNearest<kPerspective>(src, dst, plan, g);
+  } else if (planar) {
+    return BilinearRuns<kPerspective, false>(
+        src, dst, plan, g,
+        [&](const BilinearRun& run, int64_t count, uint8_t* out) {
+          for (int64_t k = 0; k < g.channels; k += 3) {  // up to 3 planes at a time
+            const uint8_t* from = src + k * g.cs;
+            const double* fill = g.fill != nullptr ? g.fill + k : nullptr;
+            switch (std::min<int64_t>(g.channels - k, 3)) {
+              case 1: BlendPlanes<1>(from, g, run, count, fill, out + k * g.out_cs, g.out_cs); break;
+              case 2: BlendPlanes<2>(from, g, run, count, fill, out + k * g.out_cs, g.out_cs); break;
+              default: BlendPlanes<3>(from, g, run, count, fill, out + k * g.out_cs, g.out_cs);
+            }
+          }
+        },
+        [&](VF sx, VF sy, uint8_t* out) { return PlanarVector<true>(src, out, g, sx, sy); });
+  } else if (plan.channels == 3) {
+    return BilinearRuns<kPerspective, true>(
+        src, dst, plan, g,
+        [&](const BilinearRun& run, int64_t count, uint8_t* out) { BlendPacked<3>(src, g, run, count, out); },
+        [&](VF sx, VF sy, uint8_t* out) { return PackedVector<3, true>(src, out, g, sx, sy); });
+  } else if (plan.channels == 4) {
+    return BilinearRuns<kPerspective, true>(
+        src, dst, plan, g,
+        [&](const BilinearRun& run, int64_t count, uint8_t* out) { BlendPacked<4>(src, g, run, count, out); },
+        [&](VF sx, VF sy, uint8_t* out) { return PackedVector<4, true>(src, out, g, sx, sy); });
   }
   switch (plan.channels) {  // interleaved, 2..4 channels (WarpU8 checked)
     case 2:
