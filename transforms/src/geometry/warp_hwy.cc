@@ -12,11 +12,12 @@
 // bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the weight per tap);
 // a planar image (CHW) reads each channel's tap pairs (the word at the left tap holds the right one
 // in byte 1). Runs of interior bilinear vectors go in two passes (BilinearRuns): taps and weights
-// first, then the reads and blends. Reads are 4 or 8 bytes, so a vector whose reads would pass the end of `src` (the
-// last pixels of the image) is left to the scalar reference, as are row tails shorter than a vector. With a fill, the
-// blend of the sums with the fill is in float. On AVX2 and up, 3- and 4-channel pixels are stored as packed 32-bit
-// words; interior nearest RGB and RGBA pixels are copied as 4-byte words, and interior nearest planar pixels byte by
-// byte from offsets the vectors wrote (PlanarNearest).
+// first, then the reads and blends. Reads are 4 or 8 bytes, so a vector whose reads would pass the end
+// of `src` (the last pixels of the image) is left to the scalar reference, as are row tails shorter
+// than a vector. With a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and
+// 4-channel pixels are stored as packed 32-bit words; interior nearest RGB and RGBA pixels are copied
+// as 4-byte words, and interior nearest planar pixels byte by byte from offsets the vectors wrote
+// (PlanarNearest).
 //
 // The tap structs hold vectors, which SVE's sizeless vector types cannot be members of: on aarch64 this
 // file builds NEON only (SVE hardware runs the NEON kernel).
@@ -455,7 +456,7 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const Geometry& g
   return true;
 }
 
-// One vector of output pixels of a planar image (CHW) that PlanarNearest or PlanarBilinear left (some
+// One vector of output pixels of a planar image (CHW) that PlanarNearest or BilinearRuns left (some
 // pixel or tap outside the image), every channel gathering its own bytes.
 template <bool kBilinear>
 HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
