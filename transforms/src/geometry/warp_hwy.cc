@@ -117,10 +117,11 @@ struct Geometry {
   int32_t limit;         // the largest tap offset whose 4-byte reads stay inside src
   int32_t pair_limit;    // the largest top-left tap offset whose TapPairs reads stay inside src
   int64_t channels;
-  int64_t out_cs;  // output channel stride
+  int64_t out_ps, out_cs;  // output pixel and channel strides
   const double* fill;
-  const uint8_t* outside;  // per channel: the value of a pixel with no tap inside the image
-  const uint8_t* out_end;  // the end of the output
+  const uint8_t* outside;      // per channel: the value of a pixel with no tap inside the image
+  const uint8_t* outside_row;  // interleaved output (HWC): a row of such pixels
+  const uint8_t* out_end;      // the end of the output
 };
 
 // Whether no lane of a bilinear vector has a tap inside the image: then every pixel is `outside`.
@@ -129,6 +130,27 @@ HWY_INLINE bool AllOutside(DF df, const Geometry& g, VF sx, VF sy) {
   const auto some_inside = hn::And(hn::And(hn::Gt(sx, minus1), hn::Lt(sx, hn::Set(df, static_cast<float>(g.w)))),
                                    hn::And(hn::Gt(sy, minus1), hn::Lt(sy, hn::Set(df, static_cast<float>(g.h)))));
   return hn::AllFalse(df, some_inside);
+}
+
+// The end of the stretch of whole vectors from x on whose pixels have no tap inside the image (x when
+// the vector at x has one; no further than `width`), nearest or bilinear (a nearest pixel is inside
+// only where some bilinear tap is). sx, sy: on entry the vector at x's positions, on return those of
+// the vector at the end where it is within the row.
+template <bool kPerspective>
+HWY_INLINE int64_t OutsideEnd(DF df, const Geometry& g, const WarpRow& row, int64_t x, int64_t width, VF& sx, VF& sy) {
+  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
+  while (AllOutside(df, g, sx, sy)) {
+    x += n;
+    if (x + n > width) break;
+    Positions<kPerspective>(df, row, x, sx, sy);
+  }
+  return x;
+}
+
+// Output pixels 0 .. count - 1 from `out` on, every channel, set to the outside value.
+HWY_INLINE void FillOutside(const Geometry& g, uint8_t* out, int64_t count) {
+  if (g.outside_row != nullptr) return static_cast<void>(std::memcpy(out, g.outside_row, count * g.out_ps));
+  for (int64_t k = 0; k < g.channels; ++k) std::memset(out + k * g.out_cs, g.outside[k], count);
 }
 
 // Bilinear taps of N output pixels: offsets (zero where the tap is outside), the weights times
@@ -496,8 +518,8 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
   return true;
 }
 
-// The whole image; `vector(row, y, x, out)` handles one vector of row y and returns false to leave it
-// to the scalar reference.
+// The whole image; `vector(sx, sy, out)` makes one vector of a row and returns false to leave it to the
+// scalar reference.
 template <bool kPerspective, class Vector>
 HWY_INLINE void Rows(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Vector& vector) {
   const DF df;
@@ -573,6 +595,12 @@ HWY_INLINE void PlanarNearest(const uint8_t* src, uint8_t* dst, const WarpPlan& 
       }
       x = run_end;
       if (x + n > end) break;
+      const int64_t outside_end = OutsideEnd<kPerspective>(df, g, row, x, end, sx, sy);
+      if (outside_end > x) {
+        FillOutside(g, out + x, outside_end - x);
+        x = outside_end;
+        continue;
+      }
       if (!PlanarVector<false>(src, out + x, g, sx, sy)) warp_u8_run(src, dst, plan, row, y, x, x + n);
       x += n;
     }
@@ -658,6 +686,12 @@ HWY_INLINE void BilinearRuns(const uint8_t* src, uint8_t* dst, const WarpPlan& p
       x = run_end;
       if (full) continue;  // the next vector may be interior too
       if (x + n > width) break;
+      const int64_t outside_end = OutsideEnd<kPerspective>(df, g, row, x, width, sx, sy);
+      if (outside_end > x) {
+        FillOutside(g, out + x * out_ps, outside_end - x);
+        x = outside_end;
+        continue;
+      }
       if (!vector(sx, sy, out + x * out_ps)) warp_u8_run(src, dst, plan, row, y, x, x + n);
       x += n;
     }
@@ -737,6 +771,8 @@ void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
     const float f = static_cast<float>(plan.fill[k]);
     outside[k] = plan.bilinear ? round_u8(0.0f * (0.0f * kAccStep - f) + f) : round_u8(f);
   }
+  std::vector<uint8_t> outside_row(packed ? static_cast<size_t>(plan.out.width * c) : 0);
+  for (size_t i = 0; i < outside_row.size(); ++i) outside_row[i] = outside[i % c];
   const Geometry g{static_cast<int32_t>(w),
                    static_cast<int32_t>(h),
                    static_cast<int32_t>(ps),
@@ -744,9 +780,11 @@ void WarpU8(const uint8_t* src, uint8_t* dst, const WarpPlan& plan) {
                    static_cast<int32_t>(bytes - 4 - (packed ? 0 : (c - 1) * cs)),
                    static_cast<int32_t>(std::max<int64_t>(bytes - 8 - w * ps, -1)),
                    c,
+                   plan.out_strides.pixel,
                    plan.out_strides.channel,
                    plan.fill,
                    outside.data(),
+                   packed ? outside_row.data() : nullptr,
                    dst + plan.out.height * plan.out.width * plan.out_strides.pixel};
   const bool perspective = plan.map == WarpMap::kPerspective;
   if (perspective) {
