@@ -36,6 +36,7 @@ std::vector<Map> maps() {
       {"half-pixel ties", WarpMap::kAffine, {0.5, 0, 0.5, 0, 0.5, -0.5}},
       {"sheared", WarpMap::kAffine, {1.1, 0.3, -4, -0.2, 0.9, 3}},
       {"far outside", WarpMap::kAffine, {1, 0, 1e6, 0, 1, -3e9}},
+      {"shifted", WarpMap::kAffine, {1, 0, 70, 0, 1, 0}},  // 1100 wide: rows end in a vector partly outside
       {"perspective", WarpMap::kPerspective, {1.05, 0.02, -3, 0.01, 0.97, 2, 0.002, -0.001}},
       {"perspective degenerate", WarpMap::kPerspective, {1, 0, 0, 0, 1, 0, -0.05, 0.0}},  // w = 0 at x = 20
   };
@@ -64,7 +65,7 @@ TEST(WarpHwy, EveryTargetMatchesTheScalarReference) {
                            {{2, 3}, {5, 40}},
                            {{1, 1}, {3, 17}},
                            {{20, 33}, {9, 16}},
-                           {{20, 1100}, {11, 1040}}}) {  // planar nearest in tiles, bilinear in runs of 256 pixels
+                           {{20, 1100}, {11, 1040}}}) {  // nearest in tiles, bilinear in runs, 256 pixels wide
       for (int64_t channels = 1; channels <= 5; ++channels) {
         std::vector<uint8_t> src(static_cast<size_t>(in.height * in.width * channels));  // ends at the image
         for (auto& v : src) v = static_cast<uint8_t>(rng());
