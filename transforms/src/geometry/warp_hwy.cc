@@ -577,9 +577,9 @@ HWY_NOINLINE void BlendPlanes(const uint8_t* HWY_RESTRICT src, const Geometry& g
 }
 
 // Copies the first `count` pixels of a nearest run of an interleaved image of C = 3 or 4 channels as
-// 4-byte words (the last pixel byte by byte where its word would pass `stop`). Not
-// inlined (RowRuns says why); unrolled, as the one-pass vectors were (the plain loop was up to 1.3x
-// slower on the expanded rotation).
+// 4-byte words (the last pixel byte by byte where its word would pass `stop`). Not inlined (RowRuns
+// says why); unrolled, as the one-pass vectors were (the plain loop was up to 1.3x slower on the
+// expanded rotation).
 template <int C>
 HWY_NOINLINE void CopyPixels(const uint8_t* HWY_RESTRICT src, const Run& run, int64_t count, uint8_t* HWY_RESTRICT out,
                              const uint8_t* stop) {
