@@ -8,14 +8,14 @@
 // masking), then the weights in 15-bit fixed point. Source bytes are read as 32-bit words at byte
 // offsets, one scalar load per lane (Words: vector gathers wait far longer on some cores, e.g. AMD's
 // AVX2 gather): an interleaved image of up to 4 channels (HWC) reads each tap's pixel once (an interior
-// RGB or RGBA pixel reads each tap row's two pixels with one 8-byte load, TapPairs) and blends its
+// pixel reads each tap row's two pixels with one 8-byte load, TapPairs) and blends its
 // bytes as 16-bit lanes (bytes 0 and 2, then 1 and 3: a 16-bit high multiply by the weight per tap);
 // a planar image (CHW) reads each channel's tap pairs (the word at the left tap holds the right one
 // in byte 1). Runs of interior vectors go in two passes (RowRuns): offsets and weights first, then
 // the reads, blends and copies. Reads are 4 or 8 bytes, so a vector whose reads would pass the end
 // of `src` (the last pixels of the image) is left to the scalar reference, as are row tails shorter
 // than a vector. With a fill, the blend of the sums with the fill is in float. On AVX2 and up, 3- and
-// 4-channel pixels are stored as packed 32-bit words; interior nearest RGB and RGBA pixels are copied
+// 4-channel pixels are stored as packed 32-bit words; interior nearest interleaved pixels are copied
 // as 4-byte words, and interior nearest planar pixels byte by byte.
 //
 // The tap structs hold vectors, which SVE's sizeless vector types cannot be members of: on aarch64 this
@@ -154,7 +154,8 @@ HWY_INLINE void FillOutside(const Geometry& g, uint8_t* out, int64_t count) {
 
 // Bilinear taps of N output pixels: offsets (zero where the tap is outside), the weights times
 // kWeightOne (zero there too; the scaling by a power of two commutes with every float rounding, so
-// these are the reference's weights, scaled), the weights in fixed point, and the largest offset.
+// these are the reference's weights, scaled), the weights in fixed point, and (EdgeTaps) the largest
+// offset.
 struct Bilinear {
   VI o0, o1, o2, o3, hi;
   VF w0, w1, w2, w3;
@@ -236,7 +237,6 @@ HWY_INLINE bool InteriorTaps(DF df, const Geometry& g, VF sx, VF sy, Bilinear& t
   t.o1 = hn::Add(t.o0, right);
   t.o2 = hn::Add(t.o0, down);
   t.o3 = hn::Add(t.o2, right);
-  t.hi = t.o3;
   Weights(df, hn::Sub(sx, fx), hn::Sub(sy, fy), t);
   Quantize(df, t);
   return true;
@@ -344,7 +344,7 @@ template <int C>
 void StoreWords(VI words, uint8_t* out, const uint8_t* stop);  // not used below AVX2
 #endif
 
-// The four taps' pixels of interior bilinear lanes of an interleaved image of 3 or 4 channels, as the
+// The four taps' pixels of interior bilinear lanes of an interleaved image of 2 to 4 channels, as the
 // 32-bit words at at[j], at[j] + C (right), at[j] + w * C (below) and below right: each tap row's two
 // pixels come from one 8-byte read (at[j] <= g.pair_limit), split into words by vector shifts.
 template <int C>
@@ -406,7 +406,7 @@ HWY_INLINE void BlendPixels(VI p0, VI p1, VI p2, VI p3, VI q0, VI q1, VI q2, VI 
   }
 }
 
-// The first `count` pixels of a run (a multiple of the lane count) of an interleaved image of C = 3 or
+// The first `count` pixels of a run (a multiple of the lane count) of an interleaved image of C = 2 to
 // 4 channels, from TapPairs' reads. Not inlined (RowRuns says why).
 template <int C>
 HWY_NOINLINE void BlendPacked(const uint8_t* HWY_RESTRICT src, const Geometry& g, const Run& run, int64_t count,
@@ -423,30 +423,17 @@ HWY_NOINLINE void BlendPacked(const uint8_t* HWY_RESTRICT src, const Geometry& g
   }
 }
 
-// One vector of output pixels, x .. x + N - 1 of row y, from an interleaved image of C channels,
-// writing nothing at or past `stop`. Returns false (nothing written) when a gather would pass the end
-// of src.
+// One vector of output pixels of an interleaved image of C channels that RowRuns left (some pixel or
+// tap outside the image, none of the runs' reads; never a vector with no tap inside), writing nothing at
+// or past `stop`. Returns false (nothing written) when a gather would pass the end of src.
 template <int C, bool kBilinear>
 HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const uint8_t* stop, const Geometry& g, VF sx, VF sy) {
   const DF df;
   const DI di;
   const DU8 du8;
   constexpr bool kWords = kWordStores && C >= 3;
-  auto store_outside = [&] {
-    if constexpr (kWords) {
-      int32_t word = 0;
-      for (int k = 0; k < C; ++k) word |= static_cast<int32_t>(static_cast<uint32_t>(g.outside[k]) << (8 * k));
-      StoreWords<C>(hn::Set(di, word), out, stop);
-    } else {
-      StorePixels<C>(out, [&](int k) { return hn::Set(du8, g.outside[k]); });
-    }
-    return true;
-  };
   if constexpr (kBilinear) {
-    Bilinear t;
-    const bool interior = InteriorTaps(df, g, sx, sy, t);
-    if (!interior && AllOutside(df, g, sx, sy)) return store_outside();
-    if (!interior) t = EdgeTaps(df, g, sx, sy);
+    const Bilinear t = EdgeTaps(df, g, sx, sy);
     if (!Safe(di, g, t.hi)) return false;
     const VI p0 = Words(di, src, t.o0), p1 = Words(di, src, t.o1), p2 = Words(di, src, t.o2), p3 = Words(di, src, t.o3);
     BlendPixels<C>(p0, p1, p2, p3, t.q0, t.q1, t.q2, t.q3, g.fill != nullptr ? Mask(df, t) : hn::Zero(df), g, out,
@@ -454,7 +441,6 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const uint8_t* st
   } else {
     hn::Mask<DI> inside;
     const VI o = NearestTap<true>(df, g, sx, sy, inside);
-    if (hn::AllFalse(di, inside)) return store_outside();
     if (!Safe(di, g, o)) return false;
     const VI word = Words(di, src, o);
     auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
@@ -473,19 +459,14 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const uint8_t* st
   return true;
 }
 
-// One vector of output pixels of a planar image (CHW) that RowRuns left (some
-// pixel or tap outside the image), every channel gathering its own bytes.
+// One vector of output pixels of a planar image (CHW) that RowRuns left, likewise, every channel
+// gathering its own bytes.
 template <bool kBilinear>
 HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g, VF sx, VF sy) {
   const DF df;
   const DI di;
   const DU8 du8;
-  auto store_outside = [&] {
-    for (int64_t k = 0; k < g.channels; ++k) hn::StoreU(hn::Set(du8, g.outside[k]), du8, out + k * g.out_cs);
-    return true;
-  };
   if constexpr (kBilinear) {
-    if (AllOutside(df, g, sx, sy)) return store_outside();
     const Bilinear t = EdgeTaps(df, g, sx, sy);
     if (!Safe(di, g, t.hi)) return false;
     // The weights in the low 16-bit half of each lane, 0 in the high half (whose products vanish).
@@ -502,7 +483,6 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
   } else {
     hn::Mask<DI> inside;
     const VI o = NearestTap<false>(df, g, sx, sy, inside);
-    if (hn::AllFalse(di, inside)) return store_outside();
     if (!Safe(di, g, o)) return false;
     for (int64_t k = 0; k < g.channels; ++k) {
       const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
@@ -511,26 +491,6 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
     }
   }
   return true;
-}
-
-// The whole image; `vector(sx, sy, out, stop)` makes one vector of a row (writing nothing at or past
-// `stop`, the row's end) and returns false to leave it to the scalar reference.
-template <bool kPerspective, class Vector>
-HWY_INLINE void Rows(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Vector& vector) {
-  const DF df;
-  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
-  const int64_t out_ps = plan.out_strides.pixel, width = plan.out.width, height = plan.out.height;
-  for (int64_t y = 0; y < height; ++y) {
-    const WarpRow row = warp_row(plan, y);
-    uint8_t* out = dst + y * width * out_ps;
-    int64_t x = 0;
-    for (; x + n <= width; x += n) {
-      VF sx, sy;
-      Positions<kPerspective>(df, row, x, sx, sy);
-      if (!vector(sx, sy, out + x * out_ps, out + width * out_ps)) warp_u8_run(src, dst, plan, row, y, x, x + n);
-    }
-    warp_u8_run(src, dst, plan, row, y, x, width);
-  }
 }
 
 // Copies `count` pixels of each of C planes (channel strides cs in src, out_cs in out) from their
@@ -576,7 +536,7 @@ HWY_NOINLINE void BlendPlanes(const uint8_t* HWY_RESTRICT src, const Geometry& g
   }
 }
 
-// Copies the first `count` pixels of a nearest run of an interleaved image of C = 3 or 4 channels as
+// Copies the first `count` pixels of a nearest run of an interleaved image of C = 2 to 4 channels as
 // 4-byte words (the last pixel byte by byte where its word would pass `stop`). Not inlined (RowRuns
 // says why); unrolled, as the one-pass vectors were (the plain loop was up to 1.3x slower on the
 // expanded rotation).
@@ -730,7 +690,7 @@ HWY_INLINE void PlanarRuns(const uint8_t* src, uint8_t* dst, const WarpPlan& pla
   }
 }
 
-// An interleaved image (HWC) of C = 3 or 4 channels: nearest copies 4-byte words in tiles, bilinear
+// An interleaved image (HWC) of C = 2 to 4 channels: nearest copies 4-byte words in tiles, bilinear
 // blends tap pairs.
 template <int C, bool kPerspective, bool kBilinear>
 HWY_INLINE void PackedRuns(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Geometry& g) {
@@ -759,10 +719,7 @@ void WarpLayout(const uint8_t* src, uint8_t* dst, const WarpPlan& plan, const Ge
     return PlanarRuns<kPerspective, kBilinear>(src, dst, plan, g);
   }
   switch (plan.channels) {  // interleaved, 2..4 channels (WarpU8 checked)
-    case 2:
-      return Rows<kPerspective>(src, dst, plan, [&](VF sx, VF sy, uint8_t* out, const uint8_t* stop) {
-        return PackedVector<2, kBilinear>(src, out, stop, g, sx, sy);
-      });
+    case 2: return PackedRuns<2, kPerspective, kBilinear>(src, dst, plan, g);
     case 3: return PackedRuns<3, kPerspective, kBilinear>(src, dst, plan, g);
     default: return PackedRuns<4, kPerspective, kBilinear>(src, dst, plan, g);
   }
