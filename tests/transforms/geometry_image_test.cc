@@ -1,6 +1,6 @@
 // The run-based pixel remapping (geometry_image.cc) against a per-pixel reference on random maps:
-// every pixel size it specialises (1, 2, 3, 4, 8, 12, 16 bytes) and a generic one, with fills,
-// forward and mirrored runs, and single pixels.
+// every pixel size it specialises (1, 2, 3, 4, 8, 12, 16 bytes) and a generic one, with fills (a value
+// per channel), forward and mirrored runs, and single pixels.
 #include "geometry/geometry_image.h"
 
 #include <gtest/gtest.h>
@@ -40,10 +40,21 @@ TEST(RemapAxes, EqualsPerPixelReferenceForEveryPixelSize) {
           layout == Layout::kHWC ? Tensor::empty({h, w, channels}, dtype) : Tensor::empty({channels, h, w}, dtype);
       auto* bytes = static_cast<uint8_t*>(image.data());
       for (size_t i = 0; i < image.nbytes(); ++i) bytes[i] = static_cast<uint8_t>(rng.integer(1, 256));
+      // A fill of its own for each channel, so that a fill pixel's bytes in the wrong order show.
+      Fill fill;
+      std::vector<uint8_t> fill_bytes(static_cast<size_t>(channels) * element_size(dtype));
+      for (int64_t c = 0; c < channels; ++c) {
+        const double v = 10 + 40 * c;
+        fill.push_back(v);
+        uint8_t* at = fill_bytes.data() + c * element_size(dtype);
+        if (dtype == DType::kUInt8) *at = static_cast<uint8_t>(v);
+        if (dtype == DType::kFloat32) *reinterpret_cast<float*>(at) = static_cast<float>(v);
+        if (dtype == DType::kFloat64) *reinterpret_cast<double*>(at) = v;
+      }
       for (int trial = 0; trial < 20; ++trial) {
         const std::vector<int64_t> rows = random_map(rng, rng.integer(1, 12), h);
         const std::vector<int64_t> cols = random_map(rng, rng.integer(1, 60), w);
-        const Tensor out = remap_axes(image, layout, rows, cols, {0});
+        const Tensor out = remap_axes(image, layout, rows, cols, fill);
         const size_t es = element_size(dtype);
         const auto* o = static_cast<const uint8_t*>(out.data());
         const int64_t oh = static_cast<int64_t>(rows.size()), ow = static_cast<int64_t>(cols.size());
@@ -54,8 +65,8 @@ TEST(RemapAxes, EqualsPerPixelReferenceForEveryPixelSize) {
               const int64_t src_index =
                   layout == Layout::kHWC ? (rows[y] * w + cols[x]) * channels + c : (c * h + rows[y]) * w + cols[x];
               const int64_t out_index = layout == Layout::kHWC ? (y * ow + x) * channels + c : (c * oh + y) * ow + x;
-              const uint8_t zero[8] = {};
-              ASSERT_EQ(std::memcmp(o + out_index * es, inside ? bytes + src_index * es : zero, es), 0)
+              const uint8_t* want = inside ? bytes + src_index * es : fill_bytes.data() + c * es;
+              ASSERT_EQ(std::memcmp(o + out_index * es, want, es), 0)
                   << to_string(dtype) << " x" << channels << " y=" << y << " x=" << x << " c=" << c << " cols "
                   << testing::PrintToString(cols) << " rows " << testing::PrintToString(rows);
             }

@@ -43,11 +43,13 @@ std::vector<Run> column_runs(const int64_t* cols, int64_t width) {
   return runs;
 }
 
-// Copies n pixels of P bytes from in_first, in_first - P, ... (a mirrored run): a flip's long runs by the
-// Highway kernel, a reflection's few pixels here, inlined (a dispatched call per short run costs more).
+// Copies n pixels of P bytes (P = 0: `pixel` bytes, a run-time size) from in_first, in_first - P, ... (a
+// mirrored run): a flip's long runs by the Highway kernel, a reflection's few pixels here, inlined (a
+// dispatched call per short run costs more).
 template <size_t P>
-void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
-  if (n >= 64) return reverse_pixels(out, in_first, n, P);
+void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n, size_t pixel) {
+  if constexpr (P != 0) pixel = P;
+  if (n >= 64) return reverse_pixels(out, in_first, n, pixel);
   if constexpr (P == 1) {
     // Eight bytes at a time: a byte swap reverses them.
     int64_t i = 0;
@@ -59,7 +61,7 @@ void copy_reversed(uint8_t* out, const uint8_t* in_first, int64_t n) {
     }
     for (; i < n; ++i) out[i] = in_first[-i];
   } else {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * P, in_first - i * P, P);
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * pixel, in_first - i * pixel, pixel);
   }
 }
 
@@ -76,26 +78,27 @@ std::vector<uint8_t> fill_row(const uint8_t* fill, size_t pixel, int64_t n) {
 }
 
 // One plane of P bytes per pixel (P a compile-time size for the common pixels, so that every copy is
-// inlined): out(y, x) = in(rows[y], cols[x]) run by run; fill runs copy from `fills`, a row of fill
-// pixels.
+// inlined; P = 0: `pixel` bytes): out(y, x) = in(rows[y], cols[x]) run by run; fill runs copy from
+// `fills`, a row of fill pixels.
 template <size_t P>
 void remap_plane_fixed(const uint8_t* src, int64_t src_w, uint8_t* dst, const int64_t* rows, int64_t out_h,
-                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fills) {
+                       const std::vector<Run>& runs, int64_t out_w, const uint8_t* fills, size_t pixel) {
+  if constexpr (P != 0) pixel = P;
   for (int64_t y = 0; y < out_h; ++y) {
-    uint8_t* out = dst + y * out_w * P;
+    uint8_t* out = dst + y * out_w * pixel;
     if (rows[y] < 0) {
-      std::memcpy(out, fills, static_cast<size_t>(out_w) * P);
+      std::memcpy(out, fills, static_cast<size_t>(out_w) * pixel);
       continue;
     }
-    const uint8_t* in = src + rows[y] * src_w * P;
+    const uint8_t* in = src + rows[y] * src_w * pixel;
     for (const Run& r : runs) {
-      uint8_t* o = out + r.start * P;
+      uint8_t* o = out + r.start * pixel;
       if (r.src < 0) {
-        std::memcpy(o, fills, static_cast<size_t>(r.length) * P);
+        std::memcpy(o, fills, static_cast<size_t>(r.length) * pixel);
       } else if (r.step == -1) {
-        copy_reversed<P>(o, in + r.src * P, r.length);
+        copy_reversed<P>(o, in + r.src * pixel, r.length, pixel);
       } else {
-        std::memcpy(o, in + r.src * P, static_cast<size_t>(r.length) * P);  // step +1, or one pixel
+        std::memcpy(o, in + r.src * pixel, static_cast<size_t>(r.length) * pixel);  // step +1, or one pixel
       }
     }
   }
@@ -108,28 +111,20 @@ void remap_plane(const uint8_t* src, uint8_t* dst, const RemapPlan& plan) {
   const int64_t* cols = plan.cols;
   const int64_t src_w = plan.src_width, h = plan.out_height, w = plan.out_width;
   const size_t pixel = plan.pixel_bytes;
-  const uint8_t* fill = plan.fill;
   const std::vector<Run> runs = column_runs(cols, w);
   const bool fills_some = std::any_of(rows, rows + h, [](int64_t r) { return r < 0; }) ||
                           std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.src < 0; });
-  const std::vector<uint8_t> fills = fills_some ? fill_row(fill, pixel, w) : std::vector<uint8_t>();
+  const std::vector<uint8_t> fill_pixels = fills_some ? fill_row(plan.fill, pixel, w) : std::vector<uint8_t>();
+  const uint8_t* fills = fill_pixels.data();
   switch (pixel) {
-    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, h, runs, w, fills.data());
-    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, h, runs, w, fills.data());
-    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, h, runs, w, fills.data());
-    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, h, runs, w, fills.data());
-    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, h, runs, w, fills.data());
-    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, h, runs, w, fills.data());
-    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, h, runs, w, fills.data());
-    default: break;
-  }
-  // Other pixel sizes (many channels or wide types): the same runs, a run-time size.
-  for (int64_t y = 0; y < h; ++y) {
-    uint8_t* out = dst + y * w * pixel;
-    const uint8_t* in = rows[y] < 0 ? nullptr : src + rows[y] * src_w * pixel;
-    for (int64_t x = 0; x < w; ++x) {
-      std::memcpy(out + x * pixel, in && cols[x] >= 0 ? in + cols[x] * pixel : fill, pixel);
-    }
+    case 1: return remap_plane_fixed<1>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    case 2: return remap_plane_fixed<2>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    case 3: return remap_plane_fixed<3>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    case 4: return remap_plane_fixed<4>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    case 8: return remap_plane_fixed<8>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    case 12: return remap_plane_fixed<12>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    case 16: return remap_plane_fixed<16>(src, src_w, dst, rows, h, runs, w, fills, pixel);
+    default: return remap_plane_fixed<0>(src, src_w, dst, rows, h, runs, w, fills, pixel);  // many channels, wide types
   }
 }
 
