@@ -443,15 +443,14 @@ HWY_INLINE bool PackedVector(const uint8_t* src, uint8_t* out, const uint8_t* st
     const VI o = NearestTap<true>(df, g, sx, sy, inside);
     if (!Safe(di, g, o)) return false;
     const VI word = Words(di, src, o);
-    auto fill = [&](int k) { return g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0; };
     if constexpr (kWords) {
-      int32_t fill_word = 0;
-      for (int k = 0; k < C; ++k) fill_word |= static_cast<int32_t>(static_cast<uint32_t>(fill(k)) << (8 * k));
-      StoreWords<C>(hn::IfThenElse(inside, word, hn::Set(di, fill_word)), out, stop);
+      int32_t outside = 0;
+      for (int k = 0; k < C; ++k) outside |= static_cast<int32_t>(static_cast<uint32_t>(g.outside[k]) << (8 * k));
+      StoreWords<C>(hn::IfThenElse(inside, word, hn::Set(di, outside)), out, stop);
     } else {
       StorePixels<C>(out, [&](int k) {
-        const VI v =
-            hn::IfThenElse(inside, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)), hn::Set(di, fill(k)));
+        const VI v = hn::IfThenElse(inside, hn::And(hn::ShiftRightSame(word, 8 * k), hn::Set(di, 0xFF)),
+                                    hn::Set(di, g.outside[k]));
         return hn::DemoteTo(du8, v);
       });
     }
@@ -485,8 +484,8 @@ HWY_INLINE bool PlanarVector(const uint8_t* src, uint8_t* out, const Geometry& g
     const VI o = NearestTap<false>(df, g, sx, sy, inside);
     if (!Safe(di, g, o)) return false;
     for (int64_t k = 0; k < g.channels; ++k) {
-      const VI fill = hn::Set(di, g.fill != nullptr ? round_u8(static_cast<float>(g.fill[k])) : 0);
-      hn::StoreU(hn::DemoteTo(du8, hn::IfThenElse(inside, GatherByte(di, src + k * g.cs, o), fill)), du8,
+      const VI outside = hn::Set(di, g.outside[k]);
+      hn::StoreU(hn::DemoteTo(du8, hn::IfThenElse(inside, GatherByte(di, src + k * g.cs, o), outside)), du8,
                  out + k * g.out_cs);
     }
   }
